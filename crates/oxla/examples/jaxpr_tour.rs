@@ -1,0 +1,28 @@
+//! Prints the jaxprs of the seed programs, as `jax.make_jaxpr` prints them.
+//!
+//! `cargo run --release --example jaxpr_tour`
+
+#[path = "seeds/mod.rs"]
+mod seeds;
+
+use oxla::{make_jaxpr, numpy as jnp, Array, DType, Tensor};
+
+fn main() {
+    println!("# seed 004: f(x) = (x[:, None] * x[None, :]).sum() on f32[100]");
+    println!("{}\n", make_jaxpr(seeds::outer_sum, jnp::ones(&[100])));
+
+    println!("# seed 004: memory_test1's body for one lattice id (N = 400, dof = 19)");
+    // Zeroed pages are not touched: the 4.9 GB lattice costs no memory until written.
+    let lattice = Tensor::new(Array::zeros(DType::F32, &[400, 400, 400, 19]));
+    let body = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 1);
+    let args = (Tensor::scalar(0i32), lattice);
+    println!("{}\n", make_jaxpr(body, args.clone()));
+
+    println!("# the same with source lines");
+    println!("{}\n", make_jaxpr(body, args).pretty().source_info(true));
+
+    println!("# seed 002: squared_error(params, x, y_true) on scalars");
+    let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
+    let s = || Tensor::scalar(1.0f32);
+    println!("{}", make_jaxpr(se, ((s(), s()), s(), s())));
+}

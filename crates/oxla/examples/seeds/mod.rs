@@ -1,0 +1,63 @@
+//! The seed programs (`shared/seeds/`), written as their authors wrote them in JAX.
+//! Shared by the examples and the tests.
+#![allow(dead_code)]
+
+use oxla::numpy as jnp;
+use oxla::Tensor;
+
+/// Seed 004: `f(x) = (x[:, None] * x[None, :]).sum()`.
+pub fn outer_sum(x: Tensor) -> Tensor {
+    (x.index((.., None)) * x.index((None, ..))).sum(None)
+}
+
+/// Seed 004: lattice id to `(x, y, z)` on an `n`-cube.
+pub fn to_id_xyz(lattice_id: &Tensor, n: i32) -> (Tensor, Tensor, Tensor) {
+    let id_z = lattice_id % n;
+    let lattice_id = jnp::floor_divide(lattice_id, n);
+    let id_y = &lattice_id % n;
+    let id_x = jnp::floor_divide(&lattice_id, n);
+    (id_x, id_y, id_z)
+}
+
+/// Seed 004: the 3x3x3 neighbourhood (periodic) of a lattice site, `(3, 3, 3, dof)`.
+pub fn extract_3x3x3_grid(lattice_id: &Tensor, value_tensor: &Tensor) -> Tensor {
+    let n = value_tensor.shape()[0] as i32;
+    let (id_x, id_y, id_z) = to_id_xyz(lattice_id, n);
+    let around = |c: &Tensor| jnp::stack(&[(c - 1) % n, c.clone(), (c + 1) % n], 0);
+    let grid = jnp::ix_(&[around(&id_x), around(&id_y), around(&id_z)]);
+    value_tensor.index((&grid[0], &grid[1], &grid[2]))
+}
+
+/// Seed 004: `memory_test1` (`variant` 1) and `memory_test2` (`variant` 2).
+pub fn memory_test(lattice_id: &Tensor, value_tensor: &Tensor, variant: usize) -> Tensor {
+    let local = extract_3x3x3_grid(lattice_id, value_tensor);
+    let dof = value_tensor.shape()[3];
+    let vel = jnp::ones(&[3, 3, 3, dof, variant]);
+    let u_local = local.index((.., .., .., .., None)) * vel;
+    jnp::sum(&u_local, None)
+}
+
+/// Seed 002: squared error of a linear model for one example.
+pub fn squared_error(params: &(Tensor, Tensor), x: &Tensor, y_true: &Tensor) -> Tensor {
+    let (w, b) = params;
+    let y_pred = w * x + b;
+    jnp::power(y_pred - y_true, 2)
+}
+
+/// Seed 000: negative L1 distance between two images.
+pub fn neg_l1(a: &Tensor, b: &Tensor) -> Tensor {
+    -jnp::sum(&jnp::abs(&(a - b)), None)
+}
+
+/// Seed 000: inner-product affinities of `n` images by one matrix product.
+pub fn affinity_matmul(imgs: &Tensor) -> Tensor {
+    let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);
+    f.matmul(&f.t())
+}
+
+/// Seed 000: cosine affinities.
+pub fn affinity_cosine(imgs: &Tensor) -> Tensor {
+    let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);
+    let f = &f / jnp::linalg::norm_keepdims(&f, 1);
+    f.matmul(&f.t())
+}

@@ -1,0 +1,122 @@
+//! The main job: the three seed programs, run eagerly, with their jaxprs and timings.
+//!
+//! `cargo run --release --example tour [-- --n 16 --images 2000]`
+//!
+//! Transforms (vmap, grad, jit) are being built; until they land the seeds run as loops of
+//! the single-example function, which is what vmap will batch.
+
+#[path = "seeds/mod.rs"]
+mod seeds;
+
+use std::time::Instant;
+
+use oxla::{make_jaxpr, numpy as jnp, random, Array, DType, Tensor};
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().expect("a number"))
+}
+
+fn seed_004(n: usize) {
+    println!("== seed 004: 3x3x3 neighbourhood sums over an {n}^3 x 19 lattice of ones");
+    let lattice = jnp::ones(&[n, n, n, 19]);
+    for variant in [1, 2] {
+        let t = Instant::now();
+        let mut max = f64::MIN;
+        for id in 0..(n * n * n) as i32 {
+            let r = seeds::memory_test(&Tensor::scalar(id), &lattice, variant);
+            max = max.max(r.item());
+        }
+        println!(
+            "memory_test{variant}: max over {} sites = {max} ({:.2?})",
+            n * n * n,
+            t.elapsed()
+        );
+    }
+    let big = Tensor::new(Array::zeros(DType::F32, &[400, 400, 400, 19]));
+    let body = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 2);
+    let j = make_jaxpr(body, (Tensor::scalar(0i32), big));
+    println!(
+        "jaxpr of memory_test2's body at N = 400: {} equations; its last lines:",
+        j.jaxpr.eqns.len()
+    );
+    let text = j.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    for l in &lines[lines.len().saturating_sub(12)..] {
+        println!("{l}");
+    }
+    println!();
+}
+
+fn seed_002() {
+    println!("== seed 002: squared error of a linear model, per example");
+    let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));
+    let xs = jnp::linspace(0.0, 1.0, 5);
+    let ys = &xs * 2.5 + 0.5;
+    let losses: Vec<f32> = (0..5)
+        .map(|i| seeds::squared_error(&params, &xs.index(i), &ys.index(i)).to_vec::<f32>()[0])
+        .collect();
+    println!("x      = {xs}");
+    println!("y_true = {ys}");
+    println!("losses = {losses:?}");
+    let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
+    let s = || Tensor::scalar(1.0f32);
+    println!("{}\n", make_jaxpr(se, ((s(), s()), s(), s())));
+}
+
+fn seed_000(n: usize) {
+    println!("== seed 000: pairwise affinities of {n} random 100x100 images");
+    let t = Instant::now();
+    let imgs = random::normal(&random::key(0), &[n, 100, 100]);
+    println!(
+        "images drawn (jax.random.normal, PRNGKey(0)) in {:.2?}",
+        t.elapsed()
+    );
+    let checksum = |r: &Tensor| r.index((..4, ..4)).sum(None).item();
+    let t = Instant::now();
+    let inner = seeds::affinity_matmul(&imgs);
+    println!(
+        "inner products: {:?} in {:.2?}, checksum sum(r[:4, :4]) = {}",
+        inner.shape(),
+        t.elapsed(),
+        checksum(&inner)
+    );
+    let t = Instant::now();
+    let cosine = seeds::affinity_cosine(&imgs);
+    println!(
+        "cosine:         {:?} in {:.2?}, checksum = {}",
+        cosine.shape(),
+        t.elapsed(),
+        checksum(&cosine)
+    );
+    let m = 64.min(n);
+    let t = Instant::now();
+    let few = imgs.index(..m);
+    let l1: Vec<f32> = (0..m)
+        .flat_map(|i| {
+            let a = few.index(i);
+            (0..m)
+                .map(|j| seeds::neg_l1(&a, &few.index(j)).to_vec::<f32>()[0])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    println!(
+        "negative L1 of the first {m} images pair by pair: {} pairs in {:.2?}, first row starts {:?}",
+        l1.len(),
+        t.elapsed(),
+        &l1[..3]
+    );
+}
+
+fn main() {
+    let n = arg("--n", 16);
+    let images = arg("--images", 2000);
+    let t = Instant::now();
+    seed_004(n);
+    seed_002();
+    seed_000(images);
+    println!("\ntour done in {:.2?}", t.elapsed());
+}

@@ -1,0 +1,92 @@
+//! A 64-byte-aligned host allocation, shared between arrays through `Arc`.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::ptr::NonNull;
+
+use super::dtype::Elem;
+
+/// The alignment of every buffer: one cache line, and a full AVX-512 register.
+pub const ALIGN: usize = 64;
+
+/// An immutable-after-construction, 64-byte-aligned block of bytes.
+pub struct Buffer {
+    ptr: NonNull<u8>,
+    bytes: usize,
+}
+
+// SAFETY: a Buffer owns its allocation and is only written while uniquely owned.
+unsafe impl Send for Buffer {}
+// SAFETY: shared access is read-only.
+unsafe impl Sync for Buffer {}
+
+impl Buffer {
+    /// Allocates `bytes` zeroed bytes.
+    pub fn zeroed(bytes: usize) -> Buffer {
+        if bytes == 0 {
+            return Buffer {
+                ptr: NonNull::<Aligned>::dangling().cast(),
+                bytes: 0,
+            };
+        }
+        let layout = Layout::from_size_align(bytes, ALIGN).expect("buffer size overflows");
+        // SAFETY: layout has non-zero size.
+        let raw = unsafe { alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Buffer { ptr, bytes }
+    }
+
+    /// Copies a typed slice into a new buffer.
+    pub fn from_slice<T: Elem>(data: &[T]) -> Buffer {
+        let mut b = Buffer::zeroed(std::mem::size_of_val(data));
+        b.as_mut_slice::<T>().copy_from_slice(data);
+        b
+    }
+
+    /// Copies raw bytes into a new buffer.
+    pub fn from_bytes(bytes: &[u8]) -> Buffer {
+        let b = Buffer::zeroed(bytes.len());
+        // SAFETY: `b` owns `bytes.len()` freshly allocated bytes that nothing else references.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr.as_ptr(), bytes.len()) };
+        b
+    }
+
+    /// Size in bytes.
+    pub fn len_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The contents viewed as elements of `T`.
+    pub fn as_slice<T: Elem>(&self) -> &[T] {
+        let n = self.bytes / std::mem::size_of::<T>();
+        // SAFETY: the allocation is 64-byte aligned (enough for every Elem), `bytes` long and
+        // zero-initialised or written as T; every Elem is valid for the bit patterns we store
+        // (bools are only ever written as 0 or 1).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr() as *const T, n) }
+    }
+
+    /// The contents viewed mutably as elements of `T`.
+    pub fn as_mut_slice<T: Elem>(&mut self) -> &mut [T] {
+        let n = self.bytes / std::mem::size_of::<T>();
+        // SAFETY: as in `as_slice`, and `&mut self` guarantees unique access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut T, n) }
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: the allocation is `bytes` long and initialised.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.bytes) }
+    }
+}
+
+#[repr(align(64))]
+struct Aligned;
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if self.bytes > 0 {
+            let layout = Layout::from_size_align(self.bytes, ALIGN).expect("valid layout");
+            // SAFETY: allocated in `zeroed` with this layout.
+            unsafe { dealloc(self.ptr.as_ptr(), layout) }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! The current interpreter: eager when no trace is open, else the innermost staging trace.
+//!
+//! Every primitive application goes through [`bind`]. With no trace open it runs the eager
+//! kernel at once. Inside a trace it appends an equation to the innermost trace's jaxpr.
+//! Concrete operands become literals (rank 0) or constvars; tracers of an enclosing trace
+//! become constvars too, whose values are those outer tracers (closure conversion), so a
+//! closure over an outer tracer traces to a closed jaxpr that the outer trace can inline.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::Location;
+
+use super::aval::Aval;
+use super::jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
+use super::tensor::{Repr, Tensor, Tracer};
+use crate::array::Array;
+use crate::prims::{aval_of, Prim};
+use crate::tree::Tree;
+
+/// One open staging trace.
+struct Builder {
+    level: usize,
+    next_id: u32,
+    eqns: Vec<Eqn>,
+    /// Constvars with their values: concrete arrays, or tracers of enclosing traces.
+    consts: Vec<(Var, Tensor)>,
+    /// Constvar of each captured value, keyed by its identity.
+    const_index: HashMap<ConstKey, Var>,
+}
+
+/// Identity of a captured value: an array's buffer and shape, or an outer tracer.
+#[derive(Hash, PartialEq, Eq)]
+enum ConstKey {
+    Array(usize, crate::array::Shape, crate::array::DType),
+    Tracer(usize, u32),
+}
+
+impl Builder {
+    fn fresh(&mut self, aval: Aval) -> Var {
+        let v = Var {
+            id: self.next_id,
+            aval,
+        };
+        self.next_id += 1;
+        v
+    }
+
+    /// The operand an input becomes in this trace.
+    fn atom(&mut self, t: &Tensor) -> Atom {
+        let key = match &t.repr {
+            Repr::Tracer(tr) if tr.level == self.level => return Atom::Var(tr.var.clone()),
+            Repr::Tracer(tr) if tr.level > self.level => {
+                panic!(
+                    "a tracer of an inner trace leaked out of it (level {})",
+                    tr.level
+                )
+            }
+            Repr::Tracer(tr) => ConstKey::Tracer(tr.level, tr.var.id),
+            Repr::Array(a) if a.ndim() == 0 => return Atom::Lit(a.clone()),
+            Repr::Array(a) => ConstKey::Array(
+                a.as_bytes().as_ptr() as usize,
+                crate::array::shape_of(a.shape()),
+                a.dtype(),
+            ),
+        };
+        if let Some(v) = self.const_index.get(&key) {
+            return Atom::Var(v.clone());
+        }
+        let v = self.fresh(t.aval());
+        self.const_index.insert(key, v.clone());
+        self.consts.push((v.clone(), t.clone()));
+        Atom::Var(v)
+    }
+}
+
+thread_local! {
+    static TRACES: RefCell<Vec<Builder>> = const { RefCell::new(Vec::new()) };
+    static USER_LINE: std::cell::Cell<Option<&'static Location<'static>>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// While alive, every equation records `loc` (the outermost guard wins) instead of the line
+/// that bound it: a library function that calls primitives from closures or helpers pins
+/// its caller's line this way.
+pub(crate) struct UserLine(bool);
+
+/// Pins equations traced until the guard drops to the caller's source line.
+#[track_caller]
+pub(crate) fn user_line() -> UserLine {
+    let loc = Location::caller();
+    USER_LINE.with(|c| {
+        if c.get().is_some() {
+            UserLine(false)
+        } else {
+            c.set(Some(loc));
+            UserLine(true)
+        }
+    })
+}
+
+impl Drop for UserLine {
+    fn drop(&mut self) {
+        if self.0 {
+            USER_LINE.with(|c| c.set(None));
+        }
+    }
+}
+
+/// Applies a primitive with the current interpreter.
+///
+/// Panics, naming the primitive, the operand avals and `source`, when the shape rule rejects
+/// the operands.
+pub fn bind(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
+    bind_exact(prim, inputs, USER_LINE.with(|c| c.get()).unwrap_or(source))
+}
+
+/// [`bind`] recording exactly `source`, whatever line a library function pinned.
+fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
+    let avals: Vec<Aval> = inputs.iter().map(Tensor::aval).collect();
+    let out_avals = match prim.abstract_eval(&avals) {
+        Ok(a) => a,
+        Err(msg) => {
+            let ops: Vec<String> = avals.iter().map(|a| a.to_string()).collect();
+            panic!(
+                "{}: {msg}\n  operands: ({})\n  at {source}",
+                prim.name(),
+                ops.join(", ")
+            )
+        }
+    };
+    TRACES.with(|t| {
+        let mut stack = t.borrow_mut();
+        match stack.last_mut() {
+            None => {
+                drop(stack);
+                let arrays: Vec<Array> = inputs
+                    .iter()
+                    .map(|t| match &t.repr {
+                        Repr::Array(a) => a.clone(),
+                        Repr::Tracer(_) => panic!(
+                            "{}: an operand is a tracer whose trace has ended (a traced value \
+                             escaped from make_jaxpr, vmap or grad)\n  at {source}",
+                            prim.name()
+                        ),
+                    })
+                    .collect();
+                let outs = prim.eval(&arrays);
+                debug_assert!(outs.iter().zip(&out_avals).all(|(o, a)| aval_of(o) == *a));
+                outs.into_iter().map(Tensor::from).collect()
+            }
+            Some(b) => {
+                let atoms: Vec<Atom> = inputs.iter().map(|t| b.atom(t)).collect();
+                let outputs: Vec<Var> = out_avals.into_iter().map(|a| b.fresh(a)).collect();
+                let level = b.level;
+                let tracers = outputs
+                    .iter()
+                    .map(|v| {
+                        Tensor::from_tracer(Tracer {
+                            level,
+                            var: v.clone(),
+                        })
+                    })
+                    .collect();
+                b.eqns.push(Eqn {
+                    prim,
+                    inputs: atoms,
+                    outputs,
+                    source,
+                });
+                tracers
+            }
+        }
+    })
+}
+
+/// Whether a staging trace is open (so primitives are recorded rather than run).
+pub fn is_tracing() -> bool {
+    TRACES.with(|t| !t.borrow().is_empty())
+}
+
+/// Traces `f` on abstract inputs with the avals of `args`' leaves.
+///
+/// Returns the closed jaxpr (constvars bound to concrete arrays or to tracers of enclosing
+/// traces) and `f`'s output, whose leaves are the jaxpr's outputs. The jaxpr's invars are
+/// `args`' leaves in order.
+pub fn trace<A: Tree, O: Tree>(f: impl FnOnce(A) -> O, args: &A) -> (ClosedJaxpr, O) {
+    let in_avals: Vec<Aval> = args.leaves().iter().map(Tensor::aval).collect();
+    trace_avals(f, args, &in_avals)
+}
+
+/// As [`trace`], with explicit input avals (the leaves of `args` give only the structure).
+pub fn trace_avals<A: Tree, O: Tree>(
+    f: impl FnOnce(A) -> O,
+    args: &A,
+    in_avals: &[Aval],
+) -> (ClosedJaxpr, O) {
+    let (level, invars) = TRACES.with(|t| {
+        let mut stack = t.borrow_mut();
+        let level = stack.len() + 1;
+        let mut b = Builder {
+            level,
+            next_id: 0,
+            eqns: Vec::new(),
+            consts: Vec::new(),
+            const_index: HashMap::new(),
+        };
+        let invars: Vec<Var> = in_avals.iter().map(|a| b.fresh(a.clone())).collect();
+        stack.push(b);
+        (level, invars)
+    });
+    // Pops the trace even if `f` panics, so a caught panic leaves the interpreter usable.
+    struct Pop(usize);
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            TRACES.with(|t| {
+                let mut stack = t.borrow_mut();
+                if stack.len() == self.0 {
+                    stack.pop();
+                }
+            });
+        }
+    }
+    let guard = Pop(level);
+    let tracers: Vec<Tensor> = invars
+        .iter()
+        .map(|v| {
+            Tensor::from_tracer(Tracer {
+                level,
+                var: v.clone(),
+            })
+        })
+        .collect();
+    // The traced function's own lines are recorded, whatever line its caller pinned.
+    let pinned = USER_LINE.with(|c| c.take());
+    let out = f(args.rebuild(&mut tracers.into_iter()));
+    USER_LINE.with(|c| c.set(pinned));
+    let out_leaves = out.leaves();
+    let b = TRACES.with(|t| {
+        let mut stack = t.borrow_mut();
+        let mut b = stack.pop().expect("trace stack underflow");
+        let outvars = out_leaves.iter().map(|o| b.atom(o)).collect::<Vec<_>>();
+        (b, outvars)
+    });
+    std::mem::forget(guard);
+    let (b, outvars) = b;
+    let (constvars, consts): (Vec<Var>, Vec<Tensor>) = b.consts.into_iter().unzip();
+    let jaxpr = Jaxpr {
+        constvars,
+        invars,
+        eqns: b.eqns,
+        outvars,
+    };
+    (ClosedJaxpr { jaxpr, consts }, out)
+}
+
+/// Traces `f` at the avals of `args` and returns its jaxpr, as `jax.make_jaxpr(f)(*args)`.
+///
+/// `args` is a tree of tensors (a tensor, a tuple, a `Vec`, ...); `f` takes the same tree.
+///
+/// ```
+/// use oxla::{make_jaxpr, numpy as jnp, Tensor};
+/// let f = |x: Tensor| (x.index((.., None)) * x.index((None, ..))).sum(None);
+/// let j = make_jaxpr(f, jnp::ones(&[100]));
+/// assert_eq!(j.to_string(), "\
+/// { lambda ; a:f32[100]. let
+///     b:f32[100,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(100, 1)] a
+///     c:f32[1,100] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 100)] a
+///     d:f32[100,100] = mul b c
+///     e:f32[] = reduce_sum[axes=(0, 1)] d
+///   in (e,) }");
+/// ```
+pub fn make_jaxpr<A: Tree, O: Tree>(f: impl FnOnce(A) -> O, args: A) -> ClosedJaxpr {
+    trace(f, &args).0
+}
+
+/// Runs a closed jaxpr on `args` with the current interpreter (the reference evaluator).
+///
+/// Eagerly this computes the result; inside a trace it inlines the jaxpr's equations, each
+/// keeping its original source line.
+pub fn eval_jaxpr(cj: &ClosedJaxpr, args: &[Tensor]) -> Vec<Tensor> {
+    let j = &cj.jaxpr;
+    assert_eq!(
+        args.len(),
+        j.invars.len(),
+        "eval_jaxpr: {} arguments for {} inputs",
+        args.len(),
+        j.invars.len()
+    );
+    let mut env: HashMap<u32, Tensor> = HashMap::new();
+    for (v, t) in j.constvars.iter().zip(&cj.consts) {
+        env.insert(v.id, t.clone());
+    }
+    for (v, t) in j.invars.iter().zip(args) {
+        assert_eq!(
+            t.aval(),
+            v.aval,
+            "eval_jaxpr: argument of aval {} for input {}",
+            t.aval(),
+            v.aval
+        );
+        env.insert(v.id, t.clone());
+    }
+    let read = |env: &HashMap<u32, Tensor>, a: &Atom| match a {
+        Atom::Var(v) => env[&v.id].clone(),
+        Atom::Lit(l) => Tensor::from(l.clone()),
+    };
+    for e in &j.eqns {
+        let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs = bind_exact(e.prim.clone(), &ins, e.source);
+        for (v, t) in e.outputs.iter().zip(outs) {
+            env.insert(v.id, t);
+        }
+    }
+    j.outvars.iter().map(|a| read(&env, a)).collect()
+}

@@ -1,0 +1,42 @@
+//! Errors for everything that can fail at run time.
+//!
+//! A programmer's mistake at trace time (a shape mismatch, a bad axis) panics with a message
+//! naming the primitive, the shapes and the caller's source line; what can fail at run time
+//! returns [`Result`].
+
+use std::path::Path;
+
+/// oxla's error type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A `.npy` file was malformed or of an unsupported dtype.
+    #[error("npy: {0}")]
+    Npy(String),
+}
+
+impl Error {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    pub(crate) fn with_context(self, what: &str) -> Error {
+        match self {
+            Error::Npy(m) => Error::Npy(format!("{what}: {m}")),
+            e => e,
+        }
+    }
+}
+
+/// `Result` with oxla's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,33 @@
+//! # oxla
+//!
+//! JAX's composable function transformations in Rust, with memory you can see and bound.
+//!
+//! A user writes a function of [`Tensor`]s for one example. The same function runs eagerly
+//! (each primitive executes at once) or is traced to a [`Jaxpr`] by [`make_jaxpr`], printed
+//! exactly as JAX prints it, and run by the reference evaluator [`eval_jaxpr`]. Transforms
+//! (vmap, grad, jit) rewrite jaxprs, so they compose in any order.
+//!
+//! ```
+//! use oxla::{make_jaxpr, numpy as jnp, Tensor};
+//! let f = |x: Tensor| (x.index((.., None)) * x.index((None, ..))).sum(None);
+//! let x = jnp::arange(3.0);
+//! assert_eq!(f(x.clone()).item(), 9.0);
+//! println!("{}", make_jaxpr(f, x));
+//! ```
+#![warn(missing_docs)]
+
+pub mod array;
+pub mod core;
+mod error;
+pub mod lax;
+pub mod nn;
+pub mod numpy;
+pub mod prims;
+pub mod random;
+pub mod tree;
+
+pub use array::{Array, DType};
+pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
+pub use error::{Error, Result};
+pub use numpy as jnp;
+pub use tree::{Tree, TreeDef};

@@ -1,0 +1,260 @@
+//! Elementwise numpy functions: arithmetic with promotion and broadcasting, math functions,
+//! comparisons, logic and `where_`.
+
+use super::{inexact, promote, promote_shapes, promote_to, result_type, scalar_tensor, Operand};
+use crate::array::DType;
+use crate::core::Tensor;
+use crate::lax;
+
+macro_rules! binary_fn {
+    ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
+            let _line = crate::core::user_line();
+            let t = promote(&[x.into(), y.into()]);
+            lax::$lax(&t[0], &t[1])
+        }
+    )*};
+}
+binary_fn!(
+    /// `x + y`.
+    add => add,
+    /// `x - y`.
+    subtract => sub,
+    /// `x * y`.
+    multiply => mul,
+    /// Elementwise maximum (NaN propagates).
+    maximum => max,
+    /// Elementwise minimum (NaN propagates).
+    minimum => min,
+    /// `x == y`.
+    equal => eq,
+    /// `x != y`.
+    not_equal => ne,
+    /// `x < y`.
+    less => lt,
+    /// `x <= y`.
+    less_equal => le,
+    /// `x > y`.
+    greater => gt,
+    /// `x >= y`.
+    greater_equal => ge,
+    /// Elementwise and (logical for bool, bitwise for integers).
+    logical_and => and,
+    /// Elementwise or (logical for bool, bitwise for integers).
+    logical_or => or,
+);
+
+/// `x / y` in floating point: integer operands are converted to `f32` first.
+#[track_caller]
+pub fn divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    let ops = [x.into(), y.into()];
+    let dtype = result_type(&ops);
+    let dtype = if dtype.is_float() { dtype } else { DType::F32 };
+    let t = promote_to(&ops, dtype);
+    lax::div(&t[0], &t[1])
+}
+
+/// `x ** y`: `integer_pow` for an integer scalar exponent, else `pow` in floating point.
+#[track_caller]
+pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    let (x, y) = (x.into(), y.into());
+    if let (Operand::Tensor(t), Operand::Scalar(v, crate::array::Kind::Int)) = (&x, &y) {
+        return lax::integer_pow(t, *v as i32);
+    }
+    let ops = [x, y];
+    let dtype = result_type(&ops);
+    let dtype = if dtype.is_float() { dtype } else { DType::F32 };
+    let t = promote_to(&ops, dtype);
+    lax::pow(&t[0], &t[1])
+}
+
+/// Remainder with the sign of the divisor (numpy's `%`); integer division by zero gives 0.
+#[track_caller]
+pub fn remainder(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    let t = promote(&[x.into(), y.into()]);
+    let (x, y) = (&t[0], &t[1]);
+    if let Some(d) = positive_constant(y) {
+        // A known positive divisor: fix up only negative remainders.
+        let r = lax::rem(x, y);
+        let fix = lax::lt(&r, &scalar_tensor(0.0, r.dtype()));
+        return lax::select_n(
+            &fix,
+            &[r.clone(), lax::add(&r, &scalar_tensor(d, r.dtype()))],
+        );
+    }
+    let y = if y.dtype().is_int() {
+        let zero = scalar_tensor(0.0, y.dtype());
+        let one = scalar_tensor(1.0, y.dtype());
+        where_(lax::eq(y, &zero), one, y)
+    } else {
+        y.clone()
+    };
+    let r = lax::rem(x, &y);
+    let zero = scalar_tensor(0.0, r.dtype());
+    let nonzero = lax::ne(&r, &zero);
+    let signs_differ = lax::ne(&lax::lt(&r, &zero), &lax::lt(&y, &zero));
+    let fix = lax::and(&signs_differ, &nonzero);
+    lax::select_n(&fix, &[r.clone(), lax::add(&r, &y)])
+}
+
+/// The value of a concrete, positive rank-0 tensor.
+fn positive_constant(y: &Tensor) -> Option<f64> {
+    let a = y.try_array()?;
+    (a.ndim() == 0 && a.item() > 0.0).then(|| a.item())
+}
+
+/// Division rounded toward negative infinity (numpy's `//`).
+#[track_caller]
+pub fn floor_divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    let t = promote(&[x.into(), y.into()]);
+    let (x, y) = (&t[0], &t[1]);
+    if x.dtype().is_float() {
+        let m = lax::rem(x, y);
+        let d = lax::div(&lax::sub(x, &m), y);
+        let zero = scalar_tensor(0.0, x.dtype());
+        let fix = lax::and(&lax::ne(&m, &zero), &lax::ne(&lax::sign(y), &lax::sign(&m)));
+        let one = scalar_tensor(1.0, x.dtype());
+        let d = lax::select_n(&fix, &[d.clone(), lax::sub(&d, &one)]);
+        return lax::round(&d);
+    }
+    let q = lax::div(x, y);
+    let zero = scalar_tensor(0.0, x.dtype());
+    let one = scalar_tensor(1.0, x.dtype());
+    if positive_constant(y).is_some() {
+        // A known positive divisor: round down where the remainder is negative.
+        let fix = lax::lt(&lax::rem(x, y), &zero);
+        return lax::select_n(&fix, &[q.clone(), lax::sub(&q, &one)]);
+    }
+    let fix = lax::and(
+        &lax::ne(&lax::sign(x), &lax::sign(y)),
+        &lax::ne(&lax::rem(x, y), &zero),
+    );
+    lax::select_n(&fix, &[q.clone(), lax::sub(&q, &one)])
+}
+
+/// `-x`.
+#[track_caller]
+pub fn negative(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    lax::neg(x)
+}
+
+/// `|x|`.
+#[track_caller]
+pub fn abs(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    if x.dtype() == DType::U32 || x.dtype() == DType::Bool {
+        x.clone()
+    } else {
+        lax::abs(x)
+    }
+}
+
+/// `-1`, `0` or `1` by the sign of `x` (NaN stays NaN).
+#[track_caller]
+pub fn sign(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    lax::sign(x)
+}
+
+/// Logical not of a bool tensor, bitwise not of an integer one.
+#[track_caller]
+pub fn logical_not(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    lax::not(x)
+}
+
+macro_rules! float_fn {
+    ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(x: &Tensor) -> Tensor {
+            let _line = crate::core::user_line();
+            lax::$lax(&inexact(x))
+        }
+    )*};
+}
+float_fn!(
+    /// `e^x`.
+    exp => exp,
+    /// Natural logarithm.
+    log => log,
+    /// `log(1 + x)`, accurate near zero.
+    log1p => log1p,
+    /// Sine.
+    sin => sin,
+    /// Cosine.
+    cos => cos,
+    /// Hyperbolic tangent.
+    tanh => tanh,
+    /// Square root.
+    sqrt => sqrt,
+    /// Largest integer not above `x`.
+    floor => floor,
+    /// Smallest integer not below `x`.
+    ceil => ceil,
+);
+
+/// Whether each element is NaN.
+#[track_caller]
+pub fn isnan(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    lax::ne(x, x)
+}
+
+/// Whether each element is infinite.
+#[track_caller]
+pub fn isinf(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    if !x.dtype().is_float() {
+        return super::full_like(x, false);
+    }
+    lax::eq(&lax::abs(x), &scalar_tensor(f64::INFINITY, x.dtype()))
+}
+
+/// `x if condition else y`, elementwise, with numpy broadcasting of all three.
+#[track_caller]
+pub fn where_(
+    condition: impl Into<Operand>,
+    x: impl Into<Operand>,
+    y: impl Into<Operand>,
+) -> Tensor {
+    let _line = crate::core::user_line();
+    let c = condition.into();
+    let c = match &c {
+        Operand::Tensor(t) if t.dtype() == DType::Bool => t.clone(),
+        Operand::Tensor(t) => lax::ne(t, &scalar_tensor(0.0, t.dtype())),
+        Operand::Scalar(v, _) => scalar_tensor(*v, DType::Bool),
+    };
+    let xy = promote(&[x.into(), y.into()]);
+    let mut all = promote_shapes(vec![c, xy[0].clone(), xy[1].clone()]);
+    let shape = all
+        .iter()
+        .map(|t| t.shape().to_vec())
+        .reduce(|a, b| crate::prims::broadcast_shapes(&a, &b).expect("checked by promote_shapes"))
+        .expect("three operands");
+    for t in all.iter_mut() {
+        if t.shape() != shape.as_slice() {
+            let dims: Vec<usize> = if t.ndim() == 0 {
+                vec![]
+            } else {
+                (0..shape.len()).collect()
+            };
+            *t = lax::broadcast_in_dim(t, &shape, &dims);
+        }
+    }
+    lax::select_n(&all[0], &[all[2].clone(), all[1].clone()])
+}
+
+/// Clamps to `[lo, hi]`.
+#[track_caller]
+pub fn clip(x: &Tensor, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    minimum(maximum(x, lo), hi)
+}

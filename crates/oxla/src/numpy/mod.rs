@@ -1,0 +1,222 @@
+//! `jnp`: the numpy-style API, built only from [`lax`](crate::lax) primitives.
+//!
+//! Functions promote dtypes by JAX's lattice (Rust scalars are weakly typed: they take the
+//! tensor's dtype when their kind fits) and broadcast shapes as numpy does. Every function
+//! records the caller's source line in traced equations.
+//!
+//! ```
+//! use oxla::numpy as jnp;
+//! let x = jnp::arange(6.0).reshape(&[2, 3]);
+//! let y = jnp::exp(&x).sum(1);
+//! assert_eq!(y.shape(), &[2]);
+//! ```
+
+mod creation;
+mod elementwise;
+mod index;
+pub mod linalg;
+mod linear;
+mod ops;
+mod reductions;
+mod shape;
+
+pub use creation::{
+    arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
+};
+pub use elementwise::*;
+pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
+pub use linear::{dot, matmul};
+pub use reductions::{
+    all, allclose, any, argmax, argmax_keepdims, argmin, argmin_keepdims, cumsum, isclose, max,
+    max_keepdims, mean, mean_keepdims, min, min_keepdims, sort, sum, sum_keepdims, Axes,
+};
+pub use shape::{
+    broadcast_to, concatenate, expand_dims, pad, ravel, reshape, squeeze, stack, transpose,
+};
+
+use crate::array::{Array, DType, Kind};
+use crate::core::Tensor;
+use crate::lax;
+
+/// An operand of a numpy-style function: a tensor, or a Rust scalar (weakly typed).
+#[derive(Clone, Debug)]
+pub enum Operand {
+    /// A tensor, with its own dtype.
+    Tensor(Tensor),
+    /// A Rust scalar: its value (exact for every supported type) and kind.
+    Scalar(f64, Kind),
+}
+
+impl From<Tensor> for Operand {
+    fn from(t: Tensor) -> Operand {
+        Operand::Tensor(t)
+    }
+}
+
+impl From<&Tensor> for Operand {
+    fn from(t: &Tensor) -> Operand {
+        Operand::Tensor(t.clone())
+    }
+}
+
+macro_rules! scalar_operand {
+    ($($t:ty => $k:ident),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Operand {
+                Operand::Scalar(v as f64, Kind::$k)
+            }
+        }
+    )*};
+}
+scalar_operand!(f32 => Float, f64 => Float, i32 => Int, u32 => Int, i64 => Int, usize => Int);
+
+impl From<bool> for Operand {
+    fn from(v: bool) -> Operand {
+        Operand::Scalar(v as u8 as f64, Kind::Bool)
+    }
+}
+
+impl Operand {
+    /// The dtype the operand has on its own (a scalar takes its kind's default).
+    pub fn dtype(&self) -> DType {
+        match self {
+            Operand::Tensor(t) => t.dtype(),
+            Operand::Scalar(_, k) => k.default_dtype(),
+        }
+    }
+
+    /// The operand as a tensor of `dtype` (a scalar becomes a rank-0 literal).
+    #[track_caller]
+    pub fn to_tensor(&self, dtype: DType) -> Tensor {
+        let _line = crate::core::user_line();
+        match self {
+            Operand::Tensor(t) => astype(t, dtype),
+            Operand::Scalar(v, _) => scalar_tensor(*v, dtype),
+        }
+    }
+}
+
+/// A concrete rank-0 tensor of `dtype` holding `v`.
+pub(crate) fn scalar_tensor(v: f64, dtype: DType) -> Tensor {
+    let a = match dtype {
+        DType::Bool => Array::scalar(v != 0.0),
+        DType::I32 => Array::scalar(v as i32),
+        DType::U32 => Array::scalar(v as u32),
+        DType::F32 => Array::scalar(v as f32),
+        DType::F64 => Array::scalar(v),
+    };
+    Tensor::new(a)
+}
+
+/// The dtype operands promote to: tensors by the lattice, then scalars weakly.
+pub fn result_type(ops: &[Operand]) -> DType {
+    let tensor = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Tensor(t) => Some(t.dtype()),
+            Operand::Scalar(..) => None,
+        })
+        .reduce(DType::promote);
+    let scalar = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Scalar(_, k) => Some(*k),
+            Operand::Tensor(_) => None,
+        })
+        .max();
+    match (tensor, scalar) {
+        (Some(d), Some(k)) => d.with_weak(k),
+        (Some(d), None) => d,
+        (None, Some(k)) => k.default_dtype(),
+        (None, None) => DType::F32,
+    }
+}
+
+/// Operands promoted to one dtype and to one rank, as JAX's `promote_args` does.
+#[track_caller]
+pub(crate) fn promote(ops: &[Operand]) -> Vec<Tensor> {
+    let dtype = result_type(ops);
+    promote_to(ops, dtype)
+}
+
+/// Operands converted to the dtype they promote to, shapes untouched.
+#[track_caller]
+pub(crate) fn promote_dtypes(ops: &[Operand]) -> Vec<Tensor> {
+    let dtype = result_type(ops);
+    ops.iter().map(|o| o.to_tensor(dtype)).collect()
+}
+
+/// Operands converted to `dtype` and brought to one rank.
+#[track_caller]
+pub(crate) fn promote_to(ops: &[Operand], dtype: DType) -> Vec<Tensor> {
+    let ts: Vec<Tensor> = ops.iter().map(|o| o.to_tensor(dtype)).collect();
+    promote_shapes(ts)
+}
+
+/// Tensors brought to one rank by prepending size-1 dimensions, unless lax's own rules
+/// (rank-0 operands, equal ranks) already cover them; mismatched sizes panic as numpy does.
+#[track_caller]
+pub(crate) fn promote_shapes(ts: Vec<Tensor>) -> Vec<Tensor> {
+    let shapes: Vec<&[usize]> = ts.iter().map(|t| t.shape()).collect();
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    for d in 0..rank {
+        let sizes: Vec<usize> = shapes
+            .iter()
+            .filter(|s| s.len() + d >= rank)
+            .map(|s| s[s.len() + d - rank])
+            .filter(|&n| n != 1)
+            .collect();
+        if sizes.windows(2).any(|w| w[0] != w[1]) {
+            let all: Vec<String> = ts.iter().map(|t| format!("{:?}", t.shape())).collect();
+            panic!(
+                "shapes {} cannot be broadcast together (numpy broadcasting)\n  at {}",
+                all.join(", "),
+                std::panic::Location::caller()
+            );
+        }
+    }
+    let mut nonscalar: Vec<usize> = shapes
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.len())
+        .collect();
+    nonscalar.sort_unstable();
+    nonscalar.dedup();
+    if nonscalar.len() < 2 {
+        return ts;
+    }
+    ts.into_iter()
+        .map(|t| {
+            let n = t.ndim();
+            if n == rank {
+                t
+            } else {
+                let mut shape = vec![1; rank - n];
+                shape.extend_from_slice(t.shape());
+                let dims: Vec<usize> = (rank - n..rank).collect();
+                lax::broadcast_in_dim(&t, &shape, &dims)
+            }
+        })
+        .collect()
+}
+
+/// `x` converted to `dtype`; no equation when it already has it.
+#[track_caller]
+pub fn astype(x: &Tensor, dtype: DType) -> Tensor {
+    let _line = crate::core::user_line();
+    if x.dtype() == dtype {
+        x.clone()
+    } else {
+        lax::convert_element_type(x, dtype)
+    }
+}
+
+/// `x` as a floating-point tensor (ints and bools become `f32`), as JAX's inexact promotion.
+#[track_caller]
+pub(crate) fn inexact(x: &Tensor) -> Tensor {
+    if x.dtype().is_float() {
+        x.clone()
+    } else {
+        astype(x, DType::F32)
+    }
+}

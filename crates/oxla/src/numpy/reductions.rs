@@ -1,0 +1,277 @@
+//! Reductions: `sum`, `mean`, `max`, `min` (with `_keepdims` forms), `argmax`, `argmin`,
+//! `all`, `any`, `cumsum`, `sort`, `isclose`, `allclose`.
+
+use super::shape::axis;
+use super::{astype, inexact, promote, scalar_tensor};
+use crate::array::DType;
+use crate::core::Tensor;
+use crate::lax;
+use crate::prims::{ArgOp, ReduceOp};
+
+/// Which axes a reduction runs over: `None` for all, an axis, or several (negative axes
+/// count from the end).
+pub trait Axes {
+    /// The axes, `None` meaning all.
+    fn axes(&self) -> Option<Vec<isize>>;
+}
+
+impl Axes for Option<i32> {
+    fn axes(&self) -> Option<Vec<isize>> {
+        self.map(|a| vec![a as isize])
+    }
+}
+impl Axes for i32 {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(vec![*self as isize])
+    }
+}
+impl Axes for usize {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(vec![*self as isize])
+    }
+}
+impl Axes for isize {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(vec![*self])
+    }
+}
+impl<const N: usize> Axes for [i32; N] {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(self.iter().map(|&a| a as isize).collect())
+    }
+}
+impl Axes for (i32, i32) {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(vec![self.0 as isize, self.1 as isize])
+    }
+}
+impl Axes for &[isize] {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(self.to_vec())
+    }
+}
+
+#[track_caller]
+fn resolve(x: &Tensor, axes: &dyn Axes, what: &str) -> Vec<usize> {
+    let mut v: Vec<usize> = match axes.axes() {
+        None => (0..x.ndim()).collect(),
+        Some(a) => a.iter().map(|&d| axis(d, x.ndim(), what)).collect(),
+    };
+    v.sort_unstable();
+    let n = v.len();
+    v.dedup();
+    if v.len() != n {
+        panic!(
+            "{what}: repeated axis in {:?}\n  at {}",
+            axes.axes(),
+            std::panic::Location::caller()
+        );
+    }
+    v
+}
+
+/// Puts back the reduced axes as size-1 dimensions.
+#[track_caller]
+fn keep(r: &Tensor, shape: &[usize], axes: &[usize]) -> Tensor {
+    let full: Vec<usize> = (0..shape.len())
+        .map(|d| if axes.contains(&d) { 1 } else { shape[d] })
+        .collect();
+    let dims: Vec<usize> = (0..shape.len()).filter(|d| !axes.contains(d)).collect();
+    lax::broadcast_in_dim(r, &full, &dims)
+}
+
+#[track_caller]
+fn reduce(x: &Tensor, op: ReduceOp, axes: &dyn Axes, keepdims: bool, what: &str) -> Tensor {
+    reduce_axes(x, op, &resolve(x, axes, what), keepdims)
+}
+
+#[track_caller]
+fn reduce_axes(x: &Tensor, op: ReduceOp, a: &[usize], keepdims: bool) -> Tensor {
+    let x = match (op, x.dtype()) {
+        (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => astype(x, DType::I32),
+        (ReduceOp::And | ReduceOp::Or, d) if d != DType::Bool => lax::ne(x, &scalar_tensor(0.0, d)),
+        _ => x.clone(),
+    };
+    let r = lax::reduce(&x, op, a);
+    if keepdims {
+        keep(&r, x.shape(), a)
+    } else {
+        r
+    }
+}
+
+macro_rules! reduction {
+    ($($(#[$doc:meta])* $name:ident, $keep:ident => $op:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(x: &Tensor, axes: impl Axes) -> Tensor {
+            let _line = crate::core::user_line();
+            reduce(x, ReduceOp::$op, &axes, false, stringify!($name))
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] keeping the reduced axes as size 1.")]
+        #[track_caller]
+        pub fn $keep(x: &Tensor, axes: impl Axes) -> Tensor {
+            let _line = crate::core::user_line();
+            reduce(x, ReduceOp::$op, &axes, true, stringify!($name))
+        }
+    )*};
+}
+reduction!(
+    /// Sum over `axes` (bools count as `i32`).
+    sum, sum_keepdims => Sum,
+    /// Maximum over `axes` (NaN propagates).
+    max, max_keepdims => Max,
+    /// Minimum over `axes` (NaN propagates).
+    min, min_keepdims => Min,
+);
+
+/// Whether every element over `axes` is true (nonzero).
+#[track_caller]
+pub fn all(x: &Tensor, axes: impl Axes) -> Tensor {
+    let _line = crate::core::user_line();
+    reduce(x, ReduceOp::And, &axes, false, "all")
+}
+
+/// Whether any element over `axes` is true (nonzero).
+#[track_caller]
+pub fn any(x: &Tensor, axes: impl Axes) -> Tensor {
+    let _line = crate::core::user_line();
+    reduce(x, ReduceOp::Or, &axes, false, "any")
+}
+
+#[track_caller]
+fn mean_impl(x: &Tensor, axes: &dyn Axes, keepdims: bool) -> Tensor {
+    let a = resolve(x, axes, "mean");
+    let n: usize = a.iter().map(|&d| x.shape()[d]).product();
+    let x = inexact(x);
+    let s = reduce_axes(&x, ReduceOp::Sum, &a, keepdims);
+    lax::div(&s, &scalar_tensor(n as f64, x.dtype()))
+}
+
+/// Arithmetic mean over `axes` (integers are averaged as `f32`).
+#[track_caller]
+pub fn mean(x: &Tensor, axes: impl Axes) -> Tensor {
+    let _line = crate::core::user_line();
+    mean_impl(x, &axes, false)
+}
+
+/// [`mean`] keeping the reduced axes as size 1.
+#[track_caller]
+pub fn mean_keepdims(x: &Tensor, axes: impl Axes) -> Tensor {
+    let _line = crate::core::user_line();
+    mean_impl(x, &axes, true)
+}
+
+#[track_caller]
+fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
+    let what = op.name();
+    match at {
+        None => {
+            let flat = super::ravel(x);
+            let r = lax::arg_reduce(&flat, op, 0, DType::I32);
+            if keepdims {
+                lax::broadcast_in_dim(&r, &vec![1; x.ndim()], &[])
+            } else {
+                r
+            }
+        }
+        Some(a) => {
+            let a = axis(a, x.ndim(), what);
+            let r = lax::arg_reduce(x, op, a, DType::I32);
+            if keepdims {
+                keep(&r, x.shape(), &[a])
+            } else {
+                r
+            }
+        }
+    }
+}
+
+/// Index of the first maximum along `axis` (`None`: of the flattened array), `i32`.
+#[track_caller]
+pub fn argmax(x: &Tensor, axis: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    arg(x, ArgOp::Max, axis, false)
+}
+
+/// [`argmax`] keeping the reduced axis as size 1.
+#[track_caller]
+pub fn argmax_keepdims(x: &Tensor, axis: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    arg(x, ArgOp::Max, axis, true)
+}
+
+/// Index of the first minimum along `axis` (`None`: of the flattened array), `i32`.
+#[track_caller]
+pub fn argmin(x: &Tensor, axis: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    arg(x, ArgOp::Min, axis, false)
+}
+
+/// [`argmin`] keeping the reduced axis as size 1.
+#[track_caller]
+pub fn argmin_keepdims(x: &Tensor, axis: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    arg(x, ArgOp::Min, axis, true)
+}
+
+/// Inclusive cumulative sum along `axis` (`None`: of the flattened array).
+#[track_caller]
+pub fn cumsum(x: &Tensor, at: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    let x = if x.dtype() == DType::Bool {
+        astype(x, DType::I32)
+    } else {
+        x.clone()
+    };
+    match at {
+        None => lax::cumsum(&super::ravel(&x), 0, false),
+        Some(a) => lax::cumsum(&x, axis(a, x.ndim(), "cumsum"), false),
+    }
+}
+
+/// Sorted copy along `axis` (`None`: of the flattened array); NaNs sort last.
+#[track_caller]
+pub fn sort(x: &Tensor, at: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    let (x, a) = match at {
+        None => (super::ravel(x), 0),
+        Some(a) => (x.clone(), axis(a, x.ndim(), "sort")),
+    };
+    lax::sort(&[x], a, 1).pop().expect("one result")
+}
+
+/// Whether `|a - b| <= atol + rtol * |b|` elementwise; infinities equal only themselves,
+/// NaNs equal nothing.
+#[track_caller]
+pub fn isclose(a: &Tensor, b: &Tensor, rtol: f64, atol: f64) -> Tensor {
+    let _line = crate::core::user_line();
+    let t = promote(&[a.into(), b.into()]);
+    let (a, b) = (inexact(&t[0]), inexact(&t[1]));
+    let d = a.dtype();
+    let close = lax::le(
+        &lax::abs(&lax::sub(&a, &b)),
+        &lax::add(
+            &scalar_tensor(atol, d),
+            &lax::mul(&scalar_tensor(rtol, d), &lax::abs(&b)),
+        ),
+    );
+    let (ainf, binf) = (super::isinf(&a), super::isinf(&b));
+    let any_inf = lax::or(&ainf, &binf);
+    let same_inf = lax::and(&lax::and(&ainf, &binf), &lax::eq(&a, &b));
+    let finite_close = lax::and(&close, &lax::not(&any_inf));
+    let r = lax::or(&finite_close, &same_inf);
+    lax::and(
+        &r,
+        &lax::not(&lax::or(&super::isnan(&a), &super::isnan(&b))),
+    )
+}
+
+/// Whether all elements are [`isclose`] with numpy's defaults (`rtol=1e-5`, `atol=1e-8`);
+/// a bool scalar.
+#[track_caller]
+pub fn allclose(a: &Tensor, b: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    all(&isclose(a, b, 1e-5, 1e-8), None)
+}

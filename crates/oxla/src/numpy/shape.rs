@@ -1,0 +1,188 @@
+//! Shape functions: `reshape`, `transpose`, `squeeze`, `expand_dims`, `broadcast_to`,
+//! `ravel`, `pad`, `concatenate`, `stack`.
+
+use super::{promote_dtypes, Operand};
+use crate::core::Tensor;
+use crate::lax;
+
+/// Resolves a possibly negative axis against `ndim`, panicking with context if out of range.
+#[track_caller]
+pub(crate) fn axis(a: isize, ndim: usize, what: &str) -> usize {
+    let n = ndim as isize;
+    if a < -n || a >= n {
+        panic!(
+            "{what}: axis {a} is out of bounds for an array of rank {ndim}\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
+    a.rem_euclid(n.max(1)) as usize
+}
+
+/// `x` with a new shape of as many elements; one dimension may be `-1` (inferred).
+#[track_caller]
+pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
+    let _line = crate::core::user_line();
+    let known: usize = shape
+        .iter()
+        .filter(|&&d| d >= 0)
+        .map(|&d| d as usize)
+        .product();
+    let holes = shape.iter().filter(|&&d| d < 0).count();
+    let bad = || {
+        panic!(
+            "reshape: cannot reshape an array of shape {:?} into {shape:?}\n  at {}",
+            x.shape(),
+            std::panic::Location::caller()
+        )
+    };
+    if holes > 1 || shape.iter().any(|&d| d < -1) {
+        bad();
+    }
+    let dims: Vec<usize> = shape
+        .iter()
+        .map(|&d| {
+            if d >= 0 {
+                d as usize
+            } else if known == 0 || x.size() % known != 0 {
+                bad()
+            } else {
+                x.size() / known
+            }
+        })
+        .collect();
+    if dims.iter().product::<usize>() != x.size() {
+        bad();
+    }
+    if dims == x.shape() {
+        return x.clone();
+    }
+    lax::reshape(x, &dims)
+}
+
+/// `x` flattened to one dimension.
+#[track_caller]
+pub fn ravel(x: &Tensor) -> Tensor {
+    let _line = crate::core::user_line();
+    reshape(x, &[-1])
+}
+
+/// Permutes dimensions (`None` reverses them, as `x.T`).
+#[track_caller]
+pub fn transpose(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
+    let _line = crate::core::user_line();
+    let n = x.ndim();
+    let perm: Vec<usize> = match axes {
+        None => (0..n).rev().collect(),
+        Some(a) => a.iter().map(|&d| axis(d, n, "transpose")).collect(),
+    };
+    if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == n {
+        return x.clone();
+    }
+    lax::transpose(x, &perm)
+}
+
+/// Removes size-1 dimensions: the listed ones, or all with `None`.
+#[track_caller]
+pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
+    let _line = crate::core::user_line();
+    let dims: Vec<usize> = match axes {
+        None => (0..x.ndim()).filter(|&d| x.shape()[d] == 1).collect(),
+        Some(a) => a.iter().map(|&d| axis(d, x.ndim(), "squeeze")).collect(),
+    };
+    if dims.is_empty() {
+        return x.clone();
+    }
+    lax::squeeze(x, &dims)
+}
+
+/// Inserts a size-1 dimension at `axis` of the result.
+#[track_caller]
+pub fn expand_dims(x: &Tensor, at: isize) -> Tensor {
+    let _line = crate::core::user_line();
+    let n = x.ndim() + 1;
+    let a = axis(at, n, "expand_dims");
+    let mut shape = x.shape().to_vec();
+    shape.insert(a, 1);
+    let dims: Vec<usize> = (0..n).filter(|&d| d != a).collect();
+    lax::broadcast_in_dim(x, &shape, &dims)
+}
+
+/// `x` broadcast to `shape` by numpy's rules.
+#[track_caller]
+pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Tensor {
+    let _line = crate::core::user_line();
+    let (n, r) = (x.ndim(), shape.len());
+    let ok = n <= r
+        && x.shape()
+            .iter()
+            .zip(&shape[r - n..])
+            .all(|(&a, &b)| a == b || a == 1);
+    if !ok {
+        panic!(
+            "broadcast_to: cannot broadcast shape {:?} to {shape:?}\n  at {}",
+            x.shape(),
+            std::panic::Location::caller()
+        );
+    }
+    if x.shape() == shape {
+        return x.clone();
+    }
+    let dims: Vec<usize> = (r - n..r).collect();
+    lax::broadcast_in_dim(x, shape, &dims)
+}
+
+/// Pads with a constant: `widths` holds `(before, after)` per dimension, or one pair for all.
+#[track_caller]
+pub fn pad(x: &Tensor, widths: &[(usize, usize)], value: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    let n = x.ndim();
+    if widths.len() != n && widths.len() != 1 {
+        panic!(
+            "pad: {} (before, after) pairs for an array of rank {n}\n  at {}",
+            widths.len(),
+            std::panic::Location::caller()
+        );
+    }
+    let cfg: Vec<(i64, i64, i64)> = (0..n)
+        .map(|d| {
+            let (b, a) = widths[if widths.len() == 1 { 0 } else { d }];
+            (b as i64, a as i64, 0)
+        })
+        .collect();
+    let v = value.into().to_tensor(x.dtype());
+    lax::pad(x, &v, &cfg)
+}
+
+/// Joins arrays along an existing axis, promoting dtypes.
+#[track_caller]
+pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
+    let _line = crate::core::user_line();
+    assert!(!xs.is_empty(), "concatenate: needs at least one array");
+    let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
+    let ts = promote_dtypes(&ops);
+    let a = axis(at, ts[0].ndim(), "concatenate");
+    if ts.len() == 1 {
+        return ts[0].clone();
+    }
+    lax::concatenate(&ts, a)
+}
+
+/// Joins arrays along a new axis, promoting dtypes.
+#[track_caller]
+pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
+    let _line = crate::core::user_line();
+    assert!(!xs.is_empty(), "stack: needs at least one array");
+    if let Some(x) = xs.iter().find(|x| x.shape() != xs[0].shape()) {
+        panic!(
+            "stack: all arrays must have one shape, got {:?} and {:?}\n  at {}",
+            xs[0].shape(),
+            x.shape(),
+            std::panic::Location::caller()
+        );
+    }
+    let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
+    let ts = promote_dtypes(&ops);
+    let a = axis(at, xs[0].ndim() + 1, "stack");
+    let parts: Vec<Tensor> = ts.iter().map(|t| expand_dims(t, a as isize)).collect();
+    lax::concatenate(&parts, a)
+}

@@ -1,0 +1,252 @@
+//! Reductions: `reduce_sum`, `reduce_max`, `reduce_min`, `reduce_prod`, `reduce_and`,
+//! `reduce_or`, `argmax`, `argmin` and `cumsum`.
+
+use super::arity;
+use super::view::{new_array, signed_strides, strided};
+use crate::array::{Array, DType, Elem};
+use crate::core::Aval;
+
+/// The monoid of a reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+/// Which extremum an arg-reduction finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ArgOp {
+    Max,
+    Min,
+}
+
+impl ReduceOp {
+    /// The primitive's JAX name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "reduce_sum",
+            ReduceOp::Prod => "reduce_prod",
+            ReduceOp::Max => "reduce_max",
+            ReduceOp::Min => "reduce_min",
+            ReduceOp::And => "reduce_and",
+            ReduceOp::Or => "reduce_or",
+        }
+    }
+}
+
+impl ArgOp {
+    /// The primitive's JAX name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArgOp::Max => "argmax",
+            ArgOp::Min => "argmin",
+        }
+    }
+}
+
+fn check_axes(axes: &[usize], x: &Aval) -> Result<(), String> {
+    for (i, &a) in axes.iter().enumerate() {
+        if a >= x.ndim() || axes[..i].contains(&a) {
+            return Err(format!("axes {axes:?} invalid for {x}"));
+        }
+    }
+    Ok(())
+}
+
+fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
+    (0..shape.len())
+        .filter(|d| !axes.contains(d))
+        .map(|d| shape[d])
+        .collect()
+}
+
+pub(super) fn reduce_rule(
+    op: ReduceOp,
+    axes: &[usize],
+    inputs: &[Aval],
+) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    let x = &inputs[0];
+    check_axes(axes, x)?;
+    let ok = match op {
+        ReduceOp::And | ReduceOp::Or => x.dtype == DType::Bool,
+        _ => x.dtype.is_numeric(),
+    };
+    if !ok {
+        return Err(format!("cannot reduce {x}"));
+    }
+    Ok(vec![Aval::new(x.dtype, &reduced_shape(&x.shape, axes))])
+}
+
+pub(super) fn arg_rule(
+    axes: &[usize],
+    index_dtype: DType,
+    inputs: &[Aval],
+) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    let x = &inputs[0];
+    check_axes(axes, x)?;
+    if axes.len() != 1 || !index_dtype.is_int() || !x.dtype.is_numeric() {
+        return Err(format!(
+            "needs one axis, an integer index_dtype and a numeric operand; got axes {axes:?} \
+             for {x}"
+        ));
+    }
+    Ok(vec![Aval::new(index_dtype, &reduced_shape(&x.shape, axes))])
+}
+
+pub(super) fn cumsum_rule(axis: usize, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    let x = &inputs[0];
+    if axis >= x.ndim() || !x.dtype.is_numeric() {
+        return Err(format!("axis {axis} invalid for {x}"));
+    }
+    Ok(vec![x.clone()])
+}
+
+/// `a` permuted so the `axes` come last, as (rows, row length).
+fn reduced_last(a: &Array, axes: &[usize]) -> (Array, usize) {
+    let kept: Vec<usize> = (0..a.ndim()).filter(|d| !axes.contains(d)).collect();
+    let perm: Vec<usize> = kept.iter().chain(axes).copied().collect();
+    let src = signed_strides(a.shape());
+    let shape: Vec<usize> = perm.iter().map(|&p| a.shape()[p]).collect();
+    let strides: Vec<isize> = perm.iter().map(|&p| src[p]).collect();
+    let row: usize = axes.iter().map(|&d| a.shape()[d]).product();
+    let permuted = if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        a.clone()
+    } else {
+        strided(a, 0, &shape, &strides)
+    };
+    (permuted, row)
+}
+
+trait Monoid: Elem {
+    fn combine(op: ReduceOp, a: Self, b: Self) -> Self;
+    fn identity(op: ReduceOp) -> Self;
+}
+
+macro_rules! monoid_num {
+    ($t:ty, $lo:expr, $hi:expr) => {
+        impl Monoid for $t {
+            #[allow(clippy::float_cmp)]
+            fn combine(op: ReduceOp, a: Self, b: Self) -> Self {
+                #[allow(clippy::eq_op)]
+                let nan = |v: Self| v != v;
+                match op {
+                    ReduceOp::Sum => a + b,
+                    ReduceOp::Prod => a * b,
+                    ReduceOp::Max if nan(a) || a >= b => a,
+                    ReduceOp::Min if nan(a) || a <= b => a,
+                    ReduceOp::Max | ReduceOp::Min => b,
+                    ReduceOp::And | ReduceOp::Or => unreachable!("bool-only reduction"),
+                }
+            }
+            fn identity(op: ReduceOp) -> Self {
+                match op {
+                    ReduceOp::Sum => 0 as $t,
+                    ReduceOp::Prod => 1 as $t,
+                    ReduceOp::Max => $lo,
+                    ReduceOp::Min => $hi,
+                    ReduceOp::And | ReduceOp::Or => unreachable!("bool-only reduction"),
+                }
+            }
+        }
+    };
+}
+monoid_num!(f32, f32::NEG_INFINITY, f32::INFINITY);
+monoid_num!(f64, f64::NEG_INFINITY, f64::INFINITY);
+monoid_num!(i32, i32::MIN, i32::MAX);
+monoid_num!(u32, 0, u32::MAX);
+
+impl Monoid for bool {
+    fn combine(op: ReduceOp, a: bool, b: bool) -> bool {
+        match op {
+            ReduceOp::And | ReduceOp::Min | ReduceOp::Prod => a && b,
+            ReduceOp::Or | ReduceOp::Max | ReduceOp::Sum => a || b,
+        }
+    }
+    fn identity(op: ReduceOp) -> bool {
+        matches!(op, ReduceOp::And | ReduceOp::Min | ReduceOp::Prod)
+    }
+}
+
+pub(super) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
+    fn run<T: Monoid>(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
+        let (p, row) = reduced_last(a, axes);
+        let src = p.as_slice::<T>();
+        new_array::<T>(&reduced_shape(a.shape(), axes), |out| {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = src[i * row..(i + 1) * row]
+                    .iter()
+                    .fold(T::identity(op), |acc, &v| T::combine(op, acc, v));
+            }
+        })
+    }
+    with_dtype!(a.dtype(), T, run::<T>(op, a, axes))
+}
+
+pub(super) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) -> Array {
+    fn run<T: Elem>(op: ArgOp, a: &Array, axis: usize) -> Vec<i32> {
+        let (p, row) = reduced_last(a, &[axis]);
+        let src = p.as_slice::<T>();
+        #[allow(clippy::eq_op)]
+        let nan = |v: T| v != v;
+        src.chunks(row.max(1))
+            .take(p.size() / row.max(1))
+            .map(|r| {
+                let mut best = 0;
+                for (i, &v) in r.iter().enumerate() {
+                    let b = r[best];
+                    if nan(b) {
+                        break;
+                    }
+                    let better = match op {
+                        ArgOp::Max => v > b,
+                        ArgOp::Min => v < b,
+                    };
+                    if better || nan(v) {
+                        best = i;
+                    }
+                }
+                best as i32
+            })
+            .collect()
+    }
+    let idx = with_dtype!(a.dtype(), T, [I32, U32, F32, F64], run::<T>(op, a, axis));
+    let out = Array::from_vec(idx, &reduced_shape(a.shape(), &[axis]));
+    super::elementwise::convert(&out, index_dtype)
+}
+
+pub(super) fn cumsum(a: &Array, axis: usize, reverse: bool) -> Array {
+    fn run<T: Monoid>(a: &Array, axis: usize, reverse: bool) -> Array {
+        let n = a.shape()[axis];
+        let inner: usize = a.shape()[axis + 1..].iter().product();
+        let outer: usize = a.shape()[..axis].iter().product();
+        let src = a.as_slice::<T>();
+        new_array::<T>(a.shape(), |out| {
+            for o in 0..outer {
+                for i in 0..inner {
+                    let mut acc = T::identity(ReduceOp::Sum);
+                    for k in 0..n {
+                        let k = if reverse { n - 1 - k } else { k };
+                        let pos = (o * n + k) * inner + i;
+                        acc = T::combine(ReduceOp::Sum, acc, src[pos]);
+                        out[pos] = acc;
+                    }
+                }
+            }
+        })
+    }
+    with_dtype!(
+        a.dtype(),
+        T,
+        [I32, U32, F32, F64],
+        run::<T>(a, axis, reverse)
+    )
+}

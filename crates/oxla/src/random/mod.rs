@@ -1,0 +1,291 @@
+//! `random`: JAX's threefry2x32 PRNG, bit-identical to JAX 0.10 (partitionable mode, the
+//! default since JAX 0.5) for the same key and shape.
+//!
+//! Keys are raw `u32[2]` tensors, as `jax.random.PRNGKey` returns. Every sampler is built
+//! from primitives (`threefry2x32`, shifts, bitcasts, `erf_inv`), so it traces, batches and
+//! compiles like any other function.
+//!
+//! ```
+//! use oxla::random;
+//! let x = random::normal(&random::key(0), &[3]);
+//! assert_eq!(x.to_vec::<f32>(), vec![1.6226422, 2.0252647, -0.43359444]);
+//! ```
+
+pub(crate) mod threefry;
+
+use crate::array::DType;
+use crate::core::Tensor;
+use crate::lax;
+use crate::numpy::{self as jnp, scalar_tensor};
+
+/// A key from an integer seed, as `jax.random.PRNGKey(seed)` (the seed wraps to 32 bits, as
+/// in JAX without x64).
+pub fn key(seed: i64) -> Tensor {
+    Tensor::from_vec(vec![0u32, seed as u32], &[2])
+}
+
+fn check_key(key: &Tensor) {
+    assert!(
+        key.dtype() == DType::U32 && key.shape() == [2],
+        "a PRNG key is a u32[2] tensor (random::key), got {}",
+        key.aval()
+    );
+}
+
+/// The two key words as rank-0 tensors.
+#[track_caller]
+fn words(key: &Tensor) -> (Tensor, Tensor) {
+    check_key(key);
+    let w = |i: usize| lax::reshape(&lax::slice(key, &[i], &[i + 1], None), &[]);
+    (w(0), w(1))
+}
+
+/// Threefry of the flat counters `0..n` (as 64-bit `(hi, lo)` pairs) under `key`.
+#[track_caller]
+fn hash_counters(key: &Tensor, n: usize) -> (Tensor, Tensor) {
+    assert!(n < 1 << 32, "random: {n} elements exceed 2^32 counters");
+    let (k0, k1) = words(key);
+    let hi = jnp::zeros_like(&lax::iota(DType::U32, &[n], 0));
+    let lo = lax::iota(DType::U32, &[n], 0);
+    lax::threefry2x32(&k0, &k1, &hi, &lo)
+}
+
+/// `num` new keys from `key`, as a `u32[num, 2]` tensor (`jax.random.split`).
+#[track_caller]
+pub fn split(key: &Tensor, num: usize) -> Tensor {
+    let _line = crate::core::user_line();
+    let (y0, y1) = hash_counters(key, num);
+    let col = |y: &Tensor| lax::broadcast_in_dim(y, &[num, 1], &[0]);
+    lax::concatenate(&[col(&y0), col(&y1)], 1)
+}
+
+/// A key derived from `key` and `data` (`jax.random.fold_in`).
+#[track_caller]
+pub fn fold_in(key: &Tensor, data: u32) -> Tensor {
+    let _line = crate::core::user_line();
+    let (k0, k1) = words(key);
+    let x0 = scalar_tensor(0.0, DType::U32);
+    let x1 = scalar_tensor(data as f64, DType::U32);
+    let (y0, y1) = lax::threefry2x32(&k0, &k1, &x0, &x1);
+    let one = |y: &Tensor| lax::broadcast_in_dim(y, &[1], &[]);
+    lax::concatenate(&[one(&y0), one(&y1)], 0)
+}
+
+/// Uniformly random `u32` bits of `shape` (`jax.random.bits`).
+#[track_caller]
+pub fn bits(key: &Tensor, shape: &[usize]) -> Tensor {
+    let _line = crate::core::user_line();
+    let (y0, y1) = hash_counters(key, shape.iter().product());
+    lax::reshape(&lax::xor(&y0, &y1), shape)
+}
+
+/// Uniform `[0, 1)` values of `shape` and float `dtype` from the key's bits.
+#[track_caller]
+fn unit(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
+    let u32s = |v: f64| scalar_tensor(v, DType::U32);
+    match dtype {
+        DType::F32 => {
+            let b = bits(key, shape);
+            let m = lax::or(
+                &lax::shift_right_logical(&b, &u32s(9.0)),
+                &u32s(1065353216.0),
+            );
+            lax::sub(
+                &lax::bitcast_convert_type(&m, DType::F32),
+                &scalar_tensor(1.0, DType::F32),
+            )
+        }
+        DType::F64 => {
+            // The 52 mantissa bits are the top bits of the 64-bit word (y0, y1); their value
+            // times 2^-52 is exactly what JAX's bitcast-and-subtract gives.
+            let (y0, y1) = hash_counters(key, shape.iter().product());
+            let f64s = |v: f64| scalar_tensor(v, DType::F64);
+            let hi = lax::mul(&jnp::astype(&y0, DType::F64), &f64s(2f64.powi(-32)));
+            let lo = lax::shift_right_logical(&y1, &u32s(12.0));
+            let lo = lax::mul(&jnp::astype(&lo, DType::F64), &f64s(2f64.powi(-52)));
+            lax::reshape(&lax::add(&hi, &lo), shape)
+        }
+        other => panic!("random: uniform needs a float dtype, got {other}"),
+    }
+}
+
+/// Uniform values in `[minval, maxval)` of `shape` (`jax.random.uniform`), `f32`.
+#[track_caller]
+pub fn uniform(key: &Tensor, shape: &[usize]) -> Tensor {
+    let _line = crate::core::user_line();
+    uniform_range(key, shape, 0.0, 1.0, DType::F32)
+}
+
+/// Uniform values in `[minval, maxval)` of `shape` and float `dtype`.
+///
+/// JAX computes `max(minval, u * (maxval - minval) + minval)` with one fused multiply-add;
+/// oxla computes the multiply-add exactly in `f64` for `f32` samples, which gives the same
+/// bits.
+#[track_caller]
+pub fn uniform_range(
+    key: &Tensor,
+    shape: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+) -> Tensor {
+    let _line = crate::core::user_line();
+    let u = unit(key, shape, dtype);
+    let lo = scalar_tensor(minval, dtype);
+    let span = lax::sub(&scalar_tensor(maxval, dtype), &lo);
+    let scaled = match dtype {
+        DType::F32 => {
+            let wide = |t: &Tensor| jnp::astype(t, DType::F64);
+            let v = lax::add(&lax::mul(&wide(&u), &wide(&span)), &wide(&lo));
+            jnp::astype(&v, DType::F32)
+        }
+        _ => lax::add(&lax::mul(&u, &span), &lo),
+    };
+    lax::max(&lo, &scaled)
+}
+
+/// Standard normal values of `shape` (`jax.random.normal`), `f32`.
+#[track_caller]
+pub fn normal(key: &Tensor, shape: &[usize]) -> Tensor {
+    let _line = crate::core::user_line();
+    normal_dtype(key, shape, DType::F32)
+}
+
+/// Standard normal values of `shape` and float `dtype`: `sqrt(2) * erf_inv(u)` for `u`
+/// uniform in `(-1, 1)`.
+#[track_caller]
+pub fn normal_dtype(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
+    let _line = crate::core::user_line();
+    let lo = match dtype {
+        DType::F32 => f32::from_bits(0xBF7F_FFFF) as f64,
+        _ => f64::from_bits(0xBFEF_FFFF_FFFF_FFFF),
+    };
+    let u = uniform_range(key, shape, lo, 1.0, dtype);
+    let sqrt2 = match dtype {
+        DType::F32 => std::f32::consts::SQRT_2 as f64,
+        _ => std::f64::consts::SQRT_2,
+    };
+    lax::mul(&scalar_tensor(sqrt2, dtype), &lax::erf_inv(&u))
+}
+
+/// `true` with probability `p`, of `shape` (`jax.random.bernoulli`).
+#[track_caller]
+pub fn bernoulli(key: &Tensor, p: f32, shape: &[usize]) -> Tensor {
+    let _line = crate::core::user_line();
+    lax::lt(&uniform(key, shape), &scalar_tensor(p as f64, DType::F32))
+}
+
+/// Uniform integers in `[minval, maxval)` of `shape`, `i32` (`jax.random.randint`).
+///
+/// Bounds are clamped to the `i32` range; `maxval <= minval` gives `minval`.
+#[track_caller]
+pub fn randint(key: &Tensor, shape: &[usize], minval: i64, maxval: i64) -> Tensor {
+    let _line = crate::core::user_line();
+    let out_of_range = maxval > i32::MAX as i64;
+    let lo = minval.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+    let hi = maxval.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+    let mut span = (hi as u32).wrapping_sub(lo as u32);
+    if hi <= lo {
+        span = 1;
+    } else if out_of_range {
+        span = span.wrapping_add(1);
+    }
+    let ks = split(key, 2);
+    let key_at = |i: usize| lax::reshape(&lax::slice(&ks, &[i, 0], &[i + 1, 2], None), &[2]);
+    let higher = bits(&key_at(0), shape);
+    let lower = bits(&key_at(1), shape);
+    let u = |v: u32| scalar_tensor(v as f64, DType::U32);
+    let rem = |x: &Tensor| lax::rem(x, &u(span));
+    let mult = (1u32 << 16).checked_rem(span).unwrap_or(1 << 16);
+    let mult = mult
+        .wrapping_mul(mult)
+        .checked_rem(span)
+        .unwrap_or(mult.wrapping_mul(mult));
+    let offset = lax::add(&lax::mul(&rem(&higher), &u(mult)), &rem(&lower));
+    let offset = jnp::astype(&rem(&offset), DType::I32);
+    lax::add(&scalar_tensor(lo as f64, DType::I32), &offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threefry::reference;
+    use super::*;
+
+    #[test]
+    fn samplers_match_the_reference_compositions() {
+        let k = key(42);
+        let n = 257;
+        let raw = |b: &Tensor| b.to_vec::<u32>();
+        assert_eq!(
+            raw(&bits(&k, &[n])),
+            reference::random_bits_u32([0, 42], n as u64)
+        );
+        let want: Vec<f32> = reference::random_bits_u32([0, 42], n as u64)
+            .into_iter()
+            .map(|b| reference::uniform_f32_from_bits(b, -2.0, 3.0))
+            .collect();
+        let got = uniform_range(&k, &[n], -2.0, 3.0, DType::F32).to_vec::<f32>();
+        assert_eq!(
+            got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        let want: Vec<u32> = reference::random_bits_u32([0, 42], n as u64)
+            .into_iter()
+            .map(|b| reference::normal_f32_from_bits(b).to_bits())
+            .collect();
+        let got: Vec<u32> = normal(&k, &[n])
+            .to_vec::<f32>()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
+        assert_eq!(got, want);
+        let want: Vec<u64> = reference::random_bits_u64([0, 42], n as u64)
+            .into_iter()
+            .map(|b| reference::normal_f64_from_bits(b).to_bits())
+            .collect();
+        let got: Vec<u64> = normal_dtype(&k, &[n], DType::F64)
+            .to_vec::<f64>()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
+        assert_eq!(got, want);
+        let s = split(&k, 3).to_vec::<u32>();
+        let want: Vec<u32> = reference::split_partitionable([0, 42], 3).concat();
+        assert_eq!(s, want);
+        assert_eq!(
+            fold_in(&k, 7).to_vec::<u32>(),
+            reference::fold_in([0, 42], 7).to_vec()
+        );
+    }
+
+    #[test]
+    fn randint_matches_the_reference() {
+        let k = key(0);
+        let ks = reference::split_partitionable([0, 0], 2);
+        let hi = reference::random_bits_u32(ks[0], 10);
+        let lo = reference::random_bits_u32(ks[1], 10);
+        for (a, b) in [
+            (0i64, 10i64),
+            (-5, 5),
+            (5, 5),
+            (-(1 << 31), (1 << 31) - 1),
+            (0, 1 << 31),
+        ] {
+            let got = randint(&k, &[10], a, b).to_vec::<i32>();
+            let want: Vec<i32> = (0..10)
+                .map(|i| {
+                    let clamp = |v: i64| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32;
+                    reference::randint32_from_bits(
+                        clamp(a),
+                        clamp(b),
+                        true,
+                        b > i32::MAX as i64,
+                        hi[i],
+                        lo[i],
+                    ) as i32
+                })
+                .collect();
+            assert_eq!(got, want, "randint [{a}, {b})");
+        }
+    }
+}
