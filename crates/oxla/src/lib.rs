@@ -24,10 +24,12 @@ pub mod nn;
 pub mod numpy;
 pub mod prims;
 pub mod random;
+pub mod transforms;
 pub mod tree;
 
 pub use array::{Array, DType};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, Result};
 pub use numpy as jnp;
+pub use transforms::{vmap, AxisTree};
 pub use tree::{Tree, TreeDef};

@@ -10,5 +10,5 @@ pub use aval::Aval;
 pub use jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 pub use pretty::Pretty;
 pub use tensor::Tensor;
-pub(crate) use trace::user_line;
 pub use trace::{bind, eval_jaxpr, is_tracing, make_jaxpr, trace, trace_avals};
+pub(crate) use trace::{user_line, with_line};

@@ -98,6 +98,19 @@ pub(crate) fn user_line() -> UserLine {
     })
 }
 
+/// Runs `f` with every equation it traces recorded at `loc` (a transform replaying an
+/// equation keeps the equation's own line), restoring the previous line afterwards.
+pub(crate) fn with_line<R>(loc: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<&'static Location<'static>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            USER_LINE.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(USER_LINE.with(|c| c.replace(Some(loc))));
+    f()
+}
+
 impl Drop for UserLine {
     fn drop(&mut self) {
         if self.0 {

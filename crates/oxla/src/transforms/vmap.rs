@@ -1,0 +1,324 @@
+//! `vmap`: vectorising a function written for one example.
+//!
+//! `vmap(f).call(args)` traces `f` at the avals of one example, then replays its jaxpr with
+//! the batching rule of every primitive ([`super::batching`]) in the current interpreter:
+//! eagerly that computes the batched result; inside `make_jaxpr`, another transform or an
+//! outer `vmap`, it stages the batched equations, each keeping the user's source line.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::batching::{batch, moveaxis};
+use crate::core::{trace_avals, with_line, Atom, Aval, ClosedJaxpr, Tensor};
+use crate::error::Result;
+use crate::lax;
+use crate::tree::{Tree, TreeDef};
+
+/// A tree of axes matching (a prefix of) a tree of arguments or outputs: `Some(axis)` maps
+/// over that axis (negative counts from the end), `None` passes the value unmapped.
+///
+/// Built from integers, `None`, and tuples or `Vec`s of those:
+/// `(None, 0, 0)`, `((0, None), 1)`, `-1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AxisTree {
+    /// One axis (or `None`) for a whole subtree.
+    Leaf(Option<isize>),
+    /// One entry per child of a tuple or `Vec`.
+    Node(Vec<AxisTree>),
+}
+
+impl fmt::Display for AxisTree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxisTree::Leaf(Some(a)) => write!(f, "{a}"),
+            AxisTree::Leaf(None) => f.write_str("None"),
+            AxisTree::Node(c) => {
+                f.write_str("(")?;
+                for (i, a) in c.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                f.write_str(if c.len() == 1 { ",)" } else { ")" })
+            }
+        }
+    }
+}
+
+macro_rules! axis_leaf {
+    ($($t:ty),*) => {$(
+        impl From<$t> for AxisTree {
+            fn from(a: $t) -> AxisTree {
+                AxisTree::Leaf(Some(a as isize))
+            }
+        }
+    )*};
+}
+axis_leaf!(i32, isize, usize);
+
+impl From<Option<i32>> for AxisTree {
+    fn from(a: Option<i32>) -> AxisTree {
+        AxisTree::Leaf(a.map(|a| a as isize))
+    }
+}
+
+impl<T: Into<AxisTree>> From<Vec<T>> for AxisTree {
+    fn from(v: Vec<T>) -> AxisTree {
+        AxisTree::Node(v.into_iter().map(Into::into).collect())
+    }
+}
+
+macro_rules! axis_tuple {
+    ($($T:ident $i:tt),+) => {
+        impl<$($T: Into<AxisTree>),+> From<($($T,)+)> for AxisTree {
+            fn from(t: ($($T,)+)) -> AxisTree {
+                AxisTree::Node(vec![$(t.$i.into()),+])
+            }
+        }
+    };
+}
+axis_tuple!(A 0);
+axis_tuple!(A 0, B 1);
+axis_tuple!(A 0, B 1, C 2);
+axis_tuple!(A 0, B 1, C 2, D 3);
+axis_tuple!(A 0, B 1, C 2, D 3, E 4);
+axis_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+impl AxisTree {
+    /// One axis per leaf of `def`, this tree being a prefix of it.
+    #[track_caller]
+    fn per_leaf(&self, def: &TreeDef, what: &str) -> Vec<Option<isize>> {
+        let mut out = Vec::with_capacity(def.num_leaves());
+        if !self.expand(def, &mut out) {
+            panic!(
+                "vmap: {what} {self} does not match the tree {def}: it must be a prefix of it \
+                 (one entry per tuple element, or one axis for a whole subtree)\n  at {}",
+                std::panic::Location::caller()
+            );
+        }
+        out
+    }
+
+    fn expand(&self, def: &TreeDef, out: &mut Vec<Option<isize>>) -> bool {
+        match (self, def) {
+            (AxisTree::Leaf(a), d) => {
+                out.extend(std::iter::repeat_n(*a, d.num_leaves()));
+                true
+            }
+            (AxisTree::Node(c), TreeDef::Tuple(d) | TreeDef::List(d)) if c.len() == d.len() => {
+                c.iter().zip(d).all(|(c, d)| c.expand(d, out))
+            }
+            (AxisTree::Node(c), TreeDef::Some(d)) if c.len() == 1 => c[0].expand(d, out),
+            _ => false,
+        }
+    }
+}
+
+/// The vectorised form of `f`; see [`vmap`].
+#[derive(Clone)]
+pub struct Vmap<F> {
+    f: F,
+    in_axes: AxisTree,
+    out_axes: AxisTree,
+    axis_size: Option<usize>,
+}
+
+/// Vectorises `f` over a leading (or chosen) axis of its arguments, as `jax.vmap`.
+///
+/// `f` takes a tree of tensors (a tensor, a tuple, a `Vec`, ...) for one example. The
+/// result maps `f` over axis 0 of every argument unless [`in_axes`](Vmap::in_axes) says
+/// otherwise, and stacks the outputs along [`out_axes`](Vmap::out_axes) (0 by default).
+///
+/// ```
+/// use oxla::{numpy as jnp, vmap, Tensor};
+/// let f = |x: Tensor| (x.index((.., None)) * x.index((None, ..))).sum(None);
+/// let xs = jnp::arange(6.0).reshape(&[2, 3]);
+/// let ys = vmap(f).call(xs)?;
+/// assert_eq!(ys.to_vec::<f32>(), vec![9.0, 144.0]);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn vmap<F>(f: F) -> Vmap<F> {
+    Vmap {
+        f,
+        in_axes: AxisTree::Leaf(Some(0)),
+        out_axes: AxisTree::Leaf(Some(0)),
+        axis_size: None,
+    }
+}
+
+impl<F> Vmap<F> {
+    /// Which axis of each argument to map over: a tree that is a prefix of the arguments'
+    /// tree, `None` for arguments passed unmapped.
+    pub fn in_axes(mut self, axes: impl Into<AxisTree>) -> Self {
+        self.in_axes = axes.into();
+        self
+    }
+
+    /// Where the mapped axis goes in each output (`None`: the output must not depend on
+    /// the mapped arguments, and is returned once).
+    pub fn out_axes(mut self, axes: impl Into<AxisTree>) -> Self {
+        self.out_axes = axes.into();
+        self
+    }
+
+    /// The size of the mapped axis, needed when no argument is mapped.
+    pub fn axis_size(mut self, n: usize) -> Self {
+        self.axis_size = Some(n);
+        self
+    }
+
+    /// Runs the vectorised function on `args`.
+    ///
+    /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match)
+    /// panic at trace time with the argument and sizes named.
+    #[track_caller]
+    pub fn call<A: Tree, O: Tree>(&self, args: A) -> Result<O>
+    where
+        F: Fn(A) -> O,
+    {
+        let leaves = args.leaves();
+        let axes = self.in_axes.per_leaf(&args.def(), "in_axes");
+        let axes: Vec<Option<usize>> = leaves
+            .iter()
+            .zip(&axes)
+            .enumerate()
+            .map(|(i, (t, a))| {
+                a.map(|a| {
+                    let r = t.ndim() as isize;
+                    if a < -r || a >= r {
+                        panic!(
+                            "vmap: in_axes {a} is out of range for argument leaf {i} of shape \
+                             {:?}\n  at {}",
+                            t.shape(),
+                            std::panic::Location::caller()
+                        );
+                    }
+                    a.rem_euclid(r) as usize
+                })
+            })
+            .collect();
+        let n = self.size(&leaves, &axes);
+        let in_avals: Vec<Aval> = leaves
+            .iter()
+            .zip(&axes)
+            .map(|(t, a)| {
+                let mut shape = t.shape().to_vec();
+                if let Some(a) = a {
+                    shape.remove(*a);
+                }
+                Aval::new(t.dtype(), &shape)
+            })
+            .collect();
+        let (cj, out) = trace_avals(&self.f, &args, &in_avals);
+        let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
+        let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes");
+        let results: Vec<Tensor> = batched
+            .into_iter()
+            .zip(out_axes)
+            .enumerate()
+            .map(|(i, ((t, d), a))| place_output(t, d, a, n, i))
+            .collect();
+        Ok(out.rebuild(&mut results.into_iter()))
+    }
+
+    /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
+    #[track_caller]
+    fn size(&self, leaves: &[Tensor], axes: &[Option<usize>]) -> usize {
+        let sizes: Vec<(usize, usize, usize)> = leaves
+            .iter()
+            .zip(axes)
+            .enumerate()
+            .filter_map(|(i, (t, a))| a.map(|a| (i, a, t.shape()[a])))
+            .collect();
+        let n = match (sizes.first(), self.axis_size) {
+            (None, None) => panic!(
+                "vmap: no argument is mapped (every in_axes is None), so the mapped size is \
+                 unknown: give .axis_size(n)\n  at {}",
+                std::panic::Location::caller()
+            ),
+            (None, Some(n)) => n,
+            (Some(&(_, _, n)), _) => n,
+        };
+        let disagree = sizes.iter().any(|s| s.2 != n) || self.axis_size.is_some_and(|m| m != n);
+        if disagree {
+            let list: Vec<String> = sizes
+                .iter()
+                .map(|(i, a, s)| format!("argument leaf {i} has size {s} along axis {a}"))
+                .collect();
+            let given = self
+                .axis_size
+                .map_or(String::new(), |m| format!("; axis_size is {m}"));
+            panic!(
+                "vmap: mapped axes must all have one size, but {}{given}\n  at {}",
+                list.join(", "),
+                std::panic::Location::caller()
+            );
+        }
+        n
+    }
+}
+
+/// Moves a batched output's mapped axis to `axis`, or broadcasts an unbatched one.
+#[track_caller]
+fn place_output(t: Tensor, d: Option<usize>, axis: Option<isize>, n: usize, i: usize) -> Tensor {
+    let Some(axis) = axis else {
+        assert!(
+            d.is_none(),
+            "vmap: out_axes is None for output leaf {i}, but it depends on the mapped arguments"
+        );
+        return t;
+    };
+    let r = t.ndim() as isize + if d.is_some() { 0 } else { 1 };
+    if axis < -r || axis >= r {
+        panic!("vmap: out_axes {axis} is out of range for output leaf {i} of rank {r}");
+    }
+    let axis = axis.rem_euclid(r) as usize;
+    match d {
+        Some(d) => moveaxis(&t, d, axis),
+        None => {
+            let mut shape = t.shape().to_vec();
+            shape.insert(axis, n);
+            let dims: Vec<usize> = (0..shape.len()).filter(|&k| k != axis).collect();
+            lax::broadcast_in_dim(&t, &shape, &dims)
+        }
+    }
+}
+
+/// Replays `cj` on batched arguments (each with its mapped axis, if any) with the batching
+/// rules, in the current interpreter. Returns each output with its mapped axis.
+pub(crate) fn batch_jaxpr(
+    cj: &ClosedJaxpr,
+    args: Vec<(Tensor, Option<usize>)>,
+    n: usize,
+) -> Vec<(Tensor, Option<usize>)> {
+    let j = &cj.jaxpr;
+    let mut env: HashMap<u32, (Tensor, Option<usize>)> = HashMap::new();
+    for (v, t) in j.constvars.iter().zip(&cj.consts) {
+        env.insert(v.id, (t.clone(), None));
+    }
+    for (v, a) in j.invars.iter().zip(args) {
+        env.insert(v.id, a);
+    }
+    let read = |env: &HashMap<u32, (Tensor, Option<usize>)>, a: &Atom| match a {
+        Atom::Var(v) => env[&v.id].clone(),
+        Atom::Lit(l) => (Tensor::new(l.clone()), None),
+    };
+    for e in &j.eqns {
+        let (ins, dims): (Vec<Tensor>, Vec<Option<usize>>) =
+            e.inputs.iter().map(|a| read(&env, a)).unzip();
+        let (outs, out_dims) = with_line(e.source, || {
+            if dims.iter().all(Option::is_none) {
+                let outs = crate::core::bind(e.prim.clone(), &ins, e.source);
+                let none = vec![None; outs.len()];
+                (outs, none)
+            } else {
+                batch(&e.prim, &ins, &dims, n)
+            }
+        });
+        for ((v, t), d) in e.outputs.iter().zip(outs).zip(out_dims) {
+            env.insert(v.id, (t, d));
+        }
+    }
+    j.outvars.iter().map(|a| read(&env, a)).collect()
+}
