@@ -28,11 +28,11 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
         .map(|&d| d as usize)
         .product();
     let holes = shape.iter().filter(|&&d| d < 0).count();
+    let at = std::panic::Location::caller();
     let bad = || {
         panic!(
-            "reshape: cannot reshape an array of shape {:?} into {shape:?}\n  at {}",
-            x.shape(),
-            std::panic::Location::caller()
+            "reshape: cannot reshape an array of shape {:?} into {shape:?}\n  at {at}",
+            x.shape()
         )
     };
     if holes > 1 || shape.iter().any(|&d| d < -1) {
