@@ -2,15 +2,14 @@
 //!
 //! `cargo run --release --example tour [-- --n 16 --images 2000]`
 //!
-//! Transforms (vmap, grad, jit) are being built; until they land the seeds run as loops of
-//! the single-example function, which is what vmap will batch.
+//! The per-example functions are batched with `vmap`; grad and jit are being built.
 
 #[path = "seeds/mod.rs"]
 mod seeds;
 
 use std::time::Instant;
 
-use oxla::{make_jaxpr, numpy as jnp, random, Array, DType, Tensor};
+use oxla::{make_jaxpr, numpy as jnp, random, vmap, Array, DType, Tensor};
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
@@ -23,16 +22,19 @@ fn arg(name: &str, default: usize) -> usize {
 fn seed_004(n: usize) {
     println!("== seed 004: 3x3x3 neighbourhood sums over an {n}^3 x 19 lattice of ones");
     let lattice = jnp::ones(&[n, n, n, 19]);
+    let ids = jnp::arange((n * n * n) as i32);
     for variant in [1, 2] {
         let t = Instant::now();
-        let mut max = f64::MIN;
-        for id in 0..(n * n * n) as i32 {
-            let r = seeds::memory_test(&Tensor::scalar(id), &lattice, variant);
-            max = max.max(r.item());
-        }
+        let f = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant);
+        let r: Tensor = vmap(f)
+            .in_axes((0, None))
+            .call((ids.clone(), lattice.clone()))
+            .expect("fits in memory");
         println!(
-            "memory_test{variant}: max over {} sites = {max} ({:.2?})",
+            "vmap(memory_test{variant}, in_axes=(0, None)): {} sites, max = {}, min = {} ({:.2?})",
             n * n * n,
+            r.max(None).item(),
+            r.min(None).item(),
             t.elapsed()
         );
     }
@@ -56,13 +58,14 @@ fn seed_002() {
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));
     let xs = jnp::linspace(0.0, 1.0, 5);
     let ys = &xs * 2.5 + 0.5;
-    let losses: Vec<f32> = (0..5)
-        .map(|i| seeds::squared_error(&params, &xs.index(i), &ys.index(i)).to_vec::<f32>()[0])
-        .collect();
+    let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
+    let losses: Tensor = vmap(se)
+        .in_axes((None, 0, 0))
+        .call((params, xs.clone(), ys.clone()))
+        .expect("fits in memory");
     println!("x      = {xs}");
     println!("y_true = {ys}");
-    println!("losses = {losses:?}");
-    let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
+    println!("vmap(squared_error, in_axes=(None, 0, 0)) = {losses}");
     let s = || Tensor::scalar(1.0f32);
     println!("{}\n", make_jaxpr(se, ((s(), s()), s(), s())));
 }
@@ -95,24 +98,22 @@ fn seed_000(n: usize) {
     let m = 64.min(n);
     let t = Instant::now();
     let few = imgs.index(..m);
-    let l1: Vec<f32> = (0..m)
-        .flat_map(|i| {
-            let a = few.index(i);
-            (0..m)
-                .map(|j| seeds::neg_l1(&a, &few.index(j)).to_vec::<f32>()[0])
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let row = |x: Tensor| -> Tensor {
+        vmap(|y: Tensor| seeds::neg_l1(&x, &y))
+            .call(few.clone())
+            .expect("fits")
+    };
+    let l1: Tensor = vmap(row).call(few.clone()).expect("fits");
     println!(
-        "negative L1 of the first {m} images pair by pair: {} pairs in {:.2?}, first row starts {:?}",
-        l1.len(),
+        "negative L1, vmap(vmap(aff)) over the first {m} images: {:?} in {:.2?}, row 0 starts {}",
+        l1.shape(),
         t.elapsed(),
-        &l1[..3]
+        l1.index((0, ..3))
     );
 }
 
 fn main() {
-    let n = arg("--n", 16);
+    let n = arg("--n", 24);
     let images = arg("--images", 2000);
     let t = Instant::now();
     seed_004(n);
