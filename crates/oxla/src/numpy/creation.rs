@@ -84,8 +84,8 @@ pub fn arange_step(
     let n = ((b - a) / s).ceil().max(0.0) as usize;
     let i = lax::iota(dtype, &[n], 0);
     lax::add(
-        &lax::mul(&i, &scalar_tensor(s, dtype)),
         &scalar_tensor(a, dtype),
+        &lax::mul(&scalar_tensor(s, dtype), &i),
     )
 }
 

@@ -44,6 +44,8 @@ binary_fn!(
     logical_and => and,
     /// Elementwise or (logical for bool, bitwise for integers).
     logical_or => or,
+    /// Elementwise exclusive or (logical for bool, bitwise for integers).
+    logical_xor => xor,
 );
 
 /// `x / y` in floating point: integer operands are converted to `f32` first.

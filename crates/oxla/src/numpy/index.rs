@@ -13,7 +13,7 @@
 
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo};
 
-use super::{astype, promote_shapes, scalar_tensor};
+use super::{astype, scalar_tensor};
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::lax;
@@ -163,8 +163,9 @@ fn fail(x: &Tensor, msg: String) -> ! {
     )
 }
 
-/// `(first, count, step)` of a numpy slice over a dimension of size `n`.
-fn resolve_slice(sl: Slice, n: usize) -> (isize, usize, isize) {
+/// `(first, count, step, stop)` of a numpy slice over a dimension of size `n`, `stop` clamped
+/// as Python's `slice.indices` clamps it.
+fn resolve_slice(sl: Slice, n: usize) -> (isize, usize, isize, isize) {
     let n = n as isize;
     let step = sl.step;
     let clamp = |v: isize, lo: isize, hi: isize| v.clamp(lo, hi);
@@ -185,7 +186,7 @@ fn resolve_slice(sl: Slice, n: usize) -> (isize, usize, isize) {
     } else {
         ((start - stop).max(0) - step - 1) / -step
     };
-    (start, count as usize, step)
+    (start, count as usize, step, stop)
 }
 
 /// Applies static slices (and static integers, as size-1 slices) dimension by dimension.
@@ -196,15 +197,16 @@ fn apply_slices(x: &Tensor, slices: &[Option<Slice>]) -> Tensor {
     let mut reversed = Vec::new();
     for (d, sl) in slices.iter().enumerate() {
         let Some(sl) = sl else { continue };
-        let (first, count, step) = resolve_slice(*sl, x.shape()[d]);
+        let (first, count, step, stop) = resolve_slice(*sl, x.shape()[d]);
         if count == 0 {
             (start[d], limit[d]) = (0, 0);
             continue;
         }
         if step > 0 {
+            // The slice's own stop, as JAX passes it (`x[1:7:2]` has limit 7, not 6).
             start[d] = first as usize;
             stride[d] = step as usize;
-            limit[d] = first as usize + (count - 1) * step as usize + 1;
+            limit[d] = stop as usize;
         } else {
             let last = first + (count as isize - 1) * step;
             start[d] = last as usize;
@@ -243,8 +245,23 @@ fn normalize_index(i: &Tensor, n: usize) -> Tensor {
         }
     }
     let zero = scalar_tensor(0.0, DType::I32);
+    let negative = lax::lt(&i, &zero);
     let wrapped = lax::add(&i, &scalar_tensor(n as f64, DType::I32));
-    lax::select_n(&lax::lt(&i, &zero), &[i.clone(), wrapped])
+    lax::select_n(&negative, &[i.clone(), wrapped])
+}
+
+/// The shape numpy broadcasts `a` and `b` to (ranks aligned at the end), if they broadcast.
+fn numpy_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let r = a.len().max(b.len());
+    let at = |s: &[usize], d: usize| (d + s.len()).checked_sub(r).map_or(1, |i| s[i]);
+    (0..r)
+        .map(|d| match (at(a, d), at(b, d)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `x[index]` with numpy's semantics.
@@ -360,25 +377,38 @@ pub(crate) fn index(x: &Tensor, idx: Vec<IndexItem>) -> Tensor {
             _ => unreachable!("advanced items only"),
         })
         .collect();
-    let arrays = promote_shapes(arrays);
+    // Broadcast the index arrays to one shape, as `jnp.broadcast_arrays` does.
     let bshape = arrays
         .iter()
         .map(|t| t.shape().to_vec())
-        .reduce(|a, b| crate::prims::broadcast_shapes(&a, &b).expect("checked by promote_shapes"))
-        .expect("at least one index array");
+        .try_fold(Vec::new(), |a, b| numpy_broadcast(&a, &b))
+        .unwrap_or_else(|| {
+            let shapes: Vec<String> = arrays.iter().map(|t| format!("{:?}", t.shape())).collect();
+            fail(
+                x,
+                format!(
+                    "index arrays of shapes {} cannot be broadcast together",
+                    shapes.join(", ")
+                ),
+            )
+        });
     let nb = bshape.len();
+    let arrays: Vec<Tensor> = arrays
+        .into_iter()
+        .map(|t| {
+            if t.shape() == bshape.as_slice() {
+                t
+            } else {
+                let dims: Vec<usize> = (nb - t.ndim()..nb).collect();
+                lax::broadcast_in_dim(&t, &bshape, &dims)
+            }
+        })
+        .collect();
     let mut vshape = bshape.clone();
     vshape.push(1);
     let columns: Vec<Tensor> = arrays
         .iter()
-        .map(|t| {
-            let dims: Vec<usize> = if t.ndim() == 0 {
-                vec![]
-            } else {
-                (0..nb).collect()
-            };
-            lax::broadcast_in_dim(t, &vshape, &dims)
-        })
+        .map(|t| lax::broadcast_in_dim(t, &vshape, &(0..nb).collect::<Vec<_>>()))
         .collect();
     let indices = if columns.len() == 1 {
         columns[0].clone()

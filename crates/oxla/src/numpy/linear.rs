@@ -1,7 +1,6 @@
 //! Matrix products: `matmul` (numpy's `@`) and `dot`.
 
 use super::promote_dtypes;
-use super::shape::broadcast_to;
 use crate::core::Tensor;
 use crate::lax;
 
@@ -17,6 +16,11 @@ fn mismatch(what: &str, a: &Tensor, b: &Tensor) -> ! {
 
 /// Matrix product with numpy's rules: vectors are promoted to matrices and the promoted
 /// dimension removed afterwards; leading (batch) dimensions broadcast.
+///
+/// Staged as JAX stages it: one `dot_general` whose batch dimensions are the batch
+/// dimensions both operands have (size-1 ones squeezed away, missing ones left to the other
+/// operand's free dimensions, so nothing is broadcast), then a `transpose` if the result's
+/// dimensions need reordering.
 #[track_caller]
 pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
     let _line = crate::core::user_line();
@@ -34,41 +38,61 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
     if ka != kb {
         mismatch("matmul", a, b);
     }
-    match (na, nb) {
-        (1, 1) => lax::dot_general(a, b, (&[0], &[0]), (&[], &[]), pref),
-        (_, 1) => lax::dot_general(a, b, (&[na - 1], &[0]), (&[], &[]), pref),
-        (1, 2) => lax::dot_general(a, b, (&[0], &[0]), (&[], &[]), pref),
-        (2, 2) => lax::dot_general(a, b, (&[1], &[0]), (&[], &[]), pref),
-        (1, _) => {
-            let a2 = lax::broadcast_in_dim(a, &[1, ka], &[1]);
-            let r = matmul(&a2, b);
-            let n = r.ndim();
-            lax::squeeze(&r, &[n - 2])
-        }
-        _ => {
-            // Broadcast the batch dimensions, then contract with them as dot_general batch
-            // dimensions.
-            let (ba, bb) = (&a.shape()[..na - 2], &b.shape()[..nb - 2]);
-            let nbatch = ba.len().max(bb.len());
-            let mut batch = vec![1usize; nbatch];
-            for (i, d) in batch.iter_mut().enumerate() {
-                let get = |s: &[usize]| (i + s.len()).checked_sub(nbatch).map_or(1, |j| s[j]);
-                let (x, y) = (get(ba), get(bb));
-                if x != y && x != 1 && y != 1 {
-                    mismatch("matmul", a, b);
-                }
-                *d = x.max(y);
+    let (a_is_mat, b_is_mat) = (na > 1, nb > 1);
+    let ba = if a_is_mat { &a.shape()[..na - 2] } else { &[] };
+    let bb = if b_is_mat { &b.shape()[..nb - 2] } else { &[] };
+    let nbatch = ba.len().max(bb.len());
+    let get = |s: &[usize], i: usize| (i + s.len()).checked_sub(nbatch).map(|j| s[j]);
+    let (mut a_squeeze, mut b_squeeze) = (Vec::new(), Vec::new());
+    let (mut a_batch, mut b_batch) = (Vec::new(), Vec::new());
+    // Where each kind of result dimension goes, in the order dot_general emits them.
+    let (mut idx_batch, mut idx_a_other, mut idx_b_other) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..nbatch {
+        match (get(ba, i), get(bb, i)) {
+            (None, _) => idx_b_other.push(i),
+            (_, None) => idx_a_other.push(i),
+            (Some(1), _) => {
+                idx_b_other.push(i);
+                a_squeeze.push(idx_batch.len() + idx_a_other.len() + a_squeeze.len());
             }
-            let full = |t: &Tensor, m: usize, n: usize| {
-                let mut s = batch.clone();
-                s.extend([m, n]);
-                broadcast_to(t, &s)
-            };
-            let a3 = full(a, a.shape()[na - 2], ka);
-            let b3 = full(b, kb, b.shape()[nb - 1]);
-            let bd: Vec<usize> = (0..nbatch).collect();
-            lax::dot_general(&a3, &b3, (&[nbatch + 1], &[nbatch]), (&bd, &bd), pref)
+            (_, Some(1)) => {
+                idx_a_other.push(i);
+                b_squeeze.push(idx_batch.len() + idx_b_other.len() + b_squeeze.len());
+            }
+            (Some(x), Some(y)) if x == y => {
+                a_batch.push(idx_batch.len() + idx_a_other.len());
+                b_batch.push(idx_batch.len() + idx_b_other.len());
+                idx_batch.push(i);
+            }
+            _ => mismatch("matmul", a, b),
         }
+    }
+    if a_is_mat {
+        idx_a_other.push(nbatch);
+    }
+    if b_is_mat {
+        idx_b_other.push(nbatch + usize::from(a_is_mat));
+    }
+    let order: Vec<usize> = [idx_batch, idx_a_other, idx_b_other].concat();
+    let mut perm: Vec<usize> = (0..order.len()).collect();
+    perm.sort_by_key(|&i| order[i]);
+    let a = if a_squeeze.is_empty() {
+        a.clone()
+    } else {
+        lax::squeeze(a, &a_squeeze)
+    };
+    let b = if b_squeeze.is_empty() {
+        b.clone()
+    } else {
+        lax::squeeze(b, &b_squeeze)
+    };
+    let ca = a.ndim() - 1;
+    let cb = b.ndim() - 1 - usize::from(b_is_mat);
+    let out = lax::dot_general(&a, &b, (&[ca], &[cb]), (&a_batch, &b_batch), pref);
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        out
+    } else {
+        lax::transpose(&out, &perm)
     }
 }
 
