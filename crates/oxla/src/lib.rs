@@ -31,5 +31,5 @@ pub use array::{Array, DType};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, Result};
 pub use numpy as jnp;
-pub use transforms::{vmap, AxisTree};
+pub use transforms::{grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, vmap, AxisTree};
 pub use tree::{Tree, TreeDef};

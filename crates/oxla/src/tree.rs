@@ -74,6 +74,10 @@ pub trait Tree: Sized {
     /// The structure.
     fn def(&self) -> TreeDef;
 
+    /// A tree of structure `def` with leaves taken in order, or `None` if `def` is not a
+    /// structure this type can have.
+    fn from_def(def: &TreeDef, leaves: &mut dyn Iterator<Item = Tensor>) -> Option<Self>;
+
     /// The leaves, in order.
     fn leaves(&self) -> Vec<Tensor> {
         let mut v = Vec::new();
@@ -92,6 +96,12 @@ impl Tree for Tensor {
     fn def(&self) -> TreeDef {
         TreeDef::Leaf
     }
+    fn from_def(def: &TreeDef, leaves: &mut dyn Iterator<Item = Tensor>) -> Option<Self> {
+        match def {
+            TreeDef::Leaf => leaves.next(),
+            _ => None,
+        }
+    }
 }
 
 impl Tree for () {
@@ -99,6 +109,9 @@ impl Tree for () {
     fn rebuild(&self, _: &mut dyn Iterator<Item = Tensor>) -> Self {}
     fn def(&self) -> TreeDef {
         TreeDef::Tuple(vec![])
+    }
+    fn from_def(def: &TreeDef, _: &mut dyn Iterator<Item = Tensor>) -> Option<Self> {
+        matches!(def, TreeDef::Tuple(c) if c.is_empty()).then_some(())
     }
 }
 
@@ -113,6 +126,13 @@ macro_rules! tuple_tree {
             }
             fn def(&self) -> TreeDef {
                 TreeDef::Tuple(vec![$(self.$i.def()),+])
+            }
+            fn from_def(def: &TreeDef, leaves: &mut dyn Iterator<Item = Tensor>) -> Option<Self> {
+                let TreeDef::Tuple(c) = def else { return None };
+                if c.len() != [$($i),+].len() {
+                    return None;
+                }
+                Some(($($T::from_def(&c[$i], leaves)?,)+))
             }
         }
     };
@@ -134,6 +154,10 @@ impl<T: Tree> Tree for Vec<T> {
     fn def(&self) -> TreeDef {
         TreeDef::List(self.iter().map(Tree::def).collect())
     }
+    fn from_def(def: &TreeDef, leaves: &mut dyn Iterator<Item = Tensor>) -> Option<Self> {
+        let TreeDef::List(c) = def else { return None };
+        c.iter().map(|d| T::from_def(d, leaves)).collect()
+    }
 }
 
 impl<T: Tree, const N: usize> Tree for [T; N] {
@@ -145,6 +169,14 @@ impl<T: Tree, const N: usize> Tree for [T; N] {
     }
     fn def(&self) -> TreeDef {
         TreeDef::List(self.iter().map(Tree::def).collect())
+    }
+    fn from_def(def: &TreeDef, leaves: &mut dyn Iterator<Item = Tensor>) -> Option<Self> {
+        let TreeDef::List(c) = def else { return None };
+        let v: Vec<T> = c
+            .iter()
+            .map(|d| T::from_def(d, leaves))
+            .collect::<Option<_>>()?;
+        v.try_into().ok()
     }
 }
 
@@ -161,6 +193,13 @@ impl<T: Tree> Tree for Option<T> {
         match self {
             None => TreeDef::None,
             Some(t) => TreeDef::Some(Box::new(t.def())),
+        }
+    }
+    fn from_def(def: &TreeDef, leaves: &mut dyn Iterator<Item = Tensor>) -> Option<Self> {
+        match def {
+            TreeDef::None => Some(None),
+            TreeDef::Some(d) => T::from_def(d, leaves).map(Some),
+            _ => None,
         }
     }
 }

@@ -1,6 +1,16 @@
 //! Transforms: rewrites of traced jaxprs, composable in any order.
+//!
+//! Each transform is one rule table (an exhaustive `match` on the primitive) and a driver
+//! that replays a traced jaxpr with those rules in the current interpreter.
 
+mod ad;
 mod batching;
+mod jvp_rules;
+mod vjp_rules;
 mod vmap;
 
+pub use ad::{
+    grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, Grad, Jacobian, ValueAndGrad,
+    Vjp, WithAux,
+};
 pub use vmap::{vmap, AxisTree, Vmap};

@@ -1,0 +1,321 @@
+//! The JVP rule of every primitive: primal outputs and their tangents from primal inputs and
+//! input tangents (`None`: a symbolic zero). Rules emit primitives in the current
+//! interpreter, so their results can be traced, batched and differentiated again.
+
+use crate::array::DType;
+use crate::core::{bind, Tensor};
+use crate::lax;
+use crate::numpy::scalar_tensor;
+use crate::prims::{BinaryOp, Prim, ReduceOp, UnaryOp};
+
+pub(crate) type Tangents = Vec<Option<Tensor>>;
+
+fn c(v: f64, like: &Tensor) -> Tensor {
+    scalar_tensor(v, like.dtype())
+}
+
+/// `t` broadcast to `shape` (lax's size-1 and rank-0 broadcasting made explicit).
+pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Tensor {
+    if t.shape() == shape {
+        return t.clone();
+    }
+    let dims: Vec<usize> = if t.ndim() == 0 {
+        vec![]
+    } else {
+        (0..shape.len()).collect()
+    };
+    lax::broadcast_in_dim(t, shape, &dims)
+}
+
+/// `on_true` where `pred`, else `on_false`, all broadcast to `shape`.
+pub(crate) fn select(
+    pred: &Tensor,
+    on_false: &Tensor,
+    on_true: &Tensor,
+    shape: &[usize],
+) -> Tensor {
+    lax::select_n(
+        &broadcast_to(pred, shape),
+        &[broadcast_to(on_false, shape), broadcast_to(on_true, shape)],
+    )
+}
+
+/// A zero of `x`'s aval.
+pub(crate) fn zeros_like(x: &Tensor) -> Tensor {
+    lax::broadcast_in_dim(&c(0.0, x), x.shape(), &[])
+}
+
+fn is_float(x: &Tensor) -> bool {
+    x.dtype().is_float()
+}
+
+/// Sum of tangents, either possibly zero.
+fn add_opt(a: Option<Tensor>, b: Option<Tensor>, shape: &[usize]) -> Option<Tensor> {
+    match (a, b) {
+        (None, None) => None,
+        (Some(a), None) | (None, Some(a)) => Some(broadcast_to(&a, shape)),
+        (Some(a), Some(b)) => Some(broadcast_to(&lax::add(&a, &b), shape)),
+    }
+}
+
+pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> Option<Tensor> {
+    use UnaryOp::*;
+    Some(match op {
+        Neg => lax::neg(t),
+        Exp => lax::mul(t, y),
+        Log => lax::div(t, x),
+        Log1p => lax::div(t, &lax::add(x, &c(1.0, x))),
+        Sin => lax::mul(t, &lax::cos(x)),
+        Cos => lax::neg(&lax::mul(t, &lax::sin(x))),
+        Tanh => lax::mul(t, &lax::sub(&c(1.0, y), &lax::mul(y, y))),
+        Logistic => lax::mul(t, &lax::mul(y, &lax::sub(&c(1.0, y), y))),
+        Sqrt => lax::div(&lax::mul(t, &c(0.5, t)), y),
+        Rsqrt => lax::mul(&lax::mul(t, &c(-0.5, t)), &lax::div(y, x)),
+        Abs => lax::select_n(&lax::ge(x, &c(0.0, x)), &[lax::neg(t), t.clone()]),
+        ErfInv => {
+            // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
+            let k = c(std::f64::consts::PI.sqrt() / 2.0, x);
+            lax::mul(t, &lax::mul(&k, &lax::exp(&lax::mul(y, y))))
+        }
+        Sign | Floor | Ceil | Round | Not | IsFinite => return None,
+    })
+}
+
+/// `t * y * x^(y-1)`.
+pub(crate) fn integer_pow_tangent(x: &Tensor, y: i32, t: &Tensor) -> Tensor {
+    match y {
+        0 => zeros_like(t),
+        1 => t.clone(),
+        _ => lax::mul(t, &lax::mul(&c(y as f64, x), &lax::integer_pow(x, y - 1))),
+    }
+}
+
+pub(crate) fn binary_tangents(
+    op: BinaryOp,
+    x: &Tensor,
+    y: &Tensor,
+    out: &Tensor,
+    tx: Option<&Tensor>,
+    ty: Option<&Tensor>,
+) -> Option<Tensor> {
+    use BinaryOp::*;
+    let shape = out.shape();
+    let (tx, ty) = (tx.cloned(), ty.cloned());
+    match op {
+        Add => add_opt(tx, ty, shape),
+        Sub => add_opt(tx, ty.map(|t| lax::neg(&t)), shape),
+        Mul => add_opt(
+            tx.map(|t| lax::mul(&t, y)),
+            ty.map(|t| lax::mul(x, &t)),
+            shape,
+        ),
+        Div => add_opt(
+            tx.map(|t| lax::div(&t, y)),
+            ty.map(|t| lax::neg(&lax::mul(&lax::div(&t, y), &lax::div(x, y)))),
+            shape,
+        ),
+        Max | Min => {
+            // Ties share the derivative equally, as in JAX.
+            let share = |a: &Tensor, b: &Tensor| {
+                let one = c(1.0, out);
+                let hit = select(&lax::eq(a, out), &c(0.0, out), &one, shape);
+                let ties = select(&lax::eq(b, out), &one, &c(2.0, out), shape);
+                lax::div(&hit, &ties)
+            };
+            add_opt(
+                tx.map(|t| lax::mul(&t, &share(x, y))),
+                ty.map(|t| lax::mul(&t, &share(y, x))),
+                shape,
+            )
+        }
+        Pow => {
+            let zero = c(0.0, x);
+            let one = c(1.0, x);
+            let dx = tx.map(|t| {
+                let d = lax::mul(y, &lax::pow(x, &lax::sub(y, &one)));
+                let d = select(&lax::eq(y, &zero), &d, &zero, shape);
+                lax::mul(&t, &d)
+            });
+            let dy = ty.map(|t| {
+                let safe = select(&lax::eq(x, &zero), x, &one, x.shape());
+                lax::mul(&t, &lax::mul(&lax::log(&safe), out))
+            });
+            add_opt(dx, dy, shape)
+        }
+        Rem => {
+            let q = lax::div(x, y);
+            add_opt(
+                tx,
+                ty.map(|t| {
+                    lax::neg(&lax::mul(
+                        &t,
+                        &lax::mul(&lax::sign(&q), &lax::floor(&lax::abs(&q))),
+                    ))
+                }),
+                shape,
+            )
+        }
+        Nextafter | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | ShiftLeft
+        | ShiftRightLogical => None,
+    }
+}
+
+/// Primal outputs and output tangents of `prim` at `primals` with input `tangents`.
+pub(crate) fn jvp(
+    prim: &Prim,
+    primals: &[Tensor],
+    tangents: &[Option<Tensor>],
+) -> (Vec<Tensor>, Tangents) {
+    let src = std::panic::Location::caller();
+    let outs = bind(prim.clone(), primals, src);
+    let x = &primals[0];
+    let t0 = tangents[0].as_ref();
+    let lin = |p: &Prim, ts: &[Tensor]| bind(p.clone(), ts, src);
+    let zero_of = |i: usize| {
+        tangents[i]
+            .clone()
+            .unwrap_or_else(|| zeros_like(&primals[i]))
+    };
+    let tangent: Tangents = match prim {
+        Prim::Unary(op) => vec![t0.and_then(|t| unary_tangent(*op, x, &outs[0], t))],
+        Prim::Binary(op) => vec![binary_tangents(
+            *op,
+            x,
+            &primals[1],
+            &outs[0],
+            t0,
+            tangents[1].as_ref(),
+        )],
+        Prim::IntegerPow { y } => vec![t0.map(|t| integer_pow_tangent(x, *y, t))],
+        Prim::ConvertElementType { new_dtype } => vec![t0
+            .filter(|_| new_dtype.is_float() && is_float(x))
+            .map(|t| lax::convert_element_type(t, *new_dtype))],
+        Prim::BitcastConvertType { .. }
+        | Prim::Iota { .. }
+        | Prim::ArgReduce { .. }
+        | Prim::Threefry2x32 => vec![None; outs.len()],
+        Prim::SelectN => {
+            if tangents[1..].iter().all(Option::is_none) {
+                vec![None]
+            } else {
+                let cases: Vec<Tensor> = (1..primals.len()).map(zero_of).collect();
+                vec![Some(lax::select_n(x, &cases))]
+            }
+        }
+        Prim::BroadcastInDim { .. }
+        | Prim::Reshape { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Squeeze { .. }
+        | Prim::Slice { .. }
+        | Prim::Cumsum { .. }
+        | Prim::Reduce {
+            op: ReduceOp::Sum, ..
+        } => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
+        Prim::Reduce { op, axes } => match op {
+            ReduceOp::Max | ReduceOp::Min => vec![t0.map(|t| {
+                // The tangent at the chosen elements, averaged over ties.
+                let kept: Vec<usize> = (0..x.ndim()).filter(|d| !axes.contains(d)).collect();
+                let ans = lax::broadcast_in_dim(&outs[0], x.shape(), &kept);
+                let hit = lax::convert_element_type(&lax::eq(x, &ans), x.dtype());
+                let count = lax::reduce(&hit, ReduceOp::Sum, axes);
+                let picked = lax::reduce(&lax::mul(t, &hit), ReduceOp::Sum, axes);
+                lax::div(&picked, &count)
+            })],
+            _ => vec![None],
+        },
+        Prim::Pad { .. } => {
+            if tangents.iter().all(Option::is_none) {
+                vec![None]
+            } else {
+                vec![Some(lin(prim, &[zero_of(0), zero_of(1)]).remove(0))]
+            }
+        }
+        Prim::Concatenate { .. } => {
+            if tangents.iter().all(Option::is_none) {
+                vec![None]
+            } else {
+                let ts: Vec<Tensor> = (0..primals.len()).map(zero_of).collect();
+                vec![Some(lin(prim, &ts).remove(0))]
+            }
+        }
+        Prim::DotGeneral { .. } => {
+            let y = &primals[1];
+            let a = t0.map(|t| lin(prim, &[t.clone(), y.clone()]).remove(0));
+            let b = tangents[1]
+                .as_ref()
+                .map(|t| lin(prim, &[x.clone(), t.clone()]).remove(0));
+            vec![add_opt(a, b, outs[0].shape())]
+        }
+        Prim::DynamicSlice { .. } | Prim::Gather { .. } => vec![t0.map(|t| {
+            let mut ins = vec![t.clone()];
+            ins.extend_from_slice(&primals[1..]);
+            lin(prim, &ins).remove(0)
+        })],
+        Prim::DynamicUpdateSlice => {
+            if tangents[..2].iter().all(Option::is_none) {
+                vec![None]
+            } else {
+                let mut ins = vec![zero_of(0), zero_of(1)];
+                ins.extend_from_slice(&primals[2..]);
+                vec![Some(lin(prim, &ins).remove(0))]
+            }
+        }
+        Prim::ScatterAdd { .. } => {
+            if tangents[0].is_none() && tangents[2].is_none() {
+                vec![None]
+            } else {
+                vec![Some(
+                    lin(prim, &[zero_of(0), primals[1].clone(), zero_of(2)]).remove(0),
+                )]
+            }
+        }
+        Prim::Sort {
+            dimension,
+            num_keys,
+            ..
+        } => sort_tangents(primals, tangents, *dimension, *num_keys),
+    };
+    (outs, tangent)
+}
+
+/// Sorting permutes: the tangents follow the permutation that sorts the keys.
+fn sort_tangents(
+    primals: &[Tensor],
+    tangents: &[Option<Tensor>],
+    dim: usize,
+    num_keys: usize,
+) -> Tangents {
+    if tangents.iter().all(Option::is_none) {
+        return vec![None; primals.len()];
+    }
+    let shape = primals[0].shape();
+    let iota = lax::iota(DType::I32, shape, dim);
+    let mut ins = primals[..num_keys].to_vec();
+    ins.push(iota);
+    let perm = lax::sort(&ins, dim, num_keys)
+        .pop()
+        .expect("the permutation");
+    tangents
+        .iter()
+        .map(|t| t.as_ref().map(|t| take_along(t, &perm, dim)))
+        .collect()
+}
+
+/// `x[..., perm[...], ...]` along `dim`: a gather whose other dimensions are batch dims.
+pub(crate) fn take_along(x: &Tensor, perm: &Tensor, dim: usize) -> Tensor {
+    use crate::prims::{GatherDims, GatherMode};
+    let r = x.ndim();
+    let mut shape = perm.shape().to_vec();
+    shape.push(1);
+    let idx = lax::reshape(perm, &shape);
+    let others: Vec<usize> = (0..r).filter(|&d| d != dim).collect();
+    let gd = GatherDims {
+        offset_dims: vec![],
+        collapsed_slice_dims: vec![dim],
+        start_index_map: vec![dim],
+        operand_batching_dims: others.clone(),
+        start_indices_batching_dims: others,
+    };
+    lax::gather(x, &idx, gd, &vec![1; r], GatherMode::PromiseInBounds)
+}

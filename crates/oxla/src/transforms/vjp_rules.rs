@@ -1,0 +1,367 @@
+//! The VJP rule of every primitive: input cotangents from output cotangents and the primal
+//! values of the forward pass. For linear primitives this is the transpose; elementwise
+//! rules reuse the JVP formulas, which are linear and elementwise in the tangent.
+
+use super::jvp_rules::{
+    binary_tangents, integer_pow_tangent, take_along, unary_tangent, zeros_like,
+};
+use crate::array::DType;
+use crate::core::{bind, Tensor};
+use crate::lax;
+use crate::numpy::scalar_tensor;
+use crate::prims::{GatherDims, GatherMode, Prim, ReduceOp, ScatterDims};
+
+pub(crate) type Cotangents = Vec<Option<Tensor>>;
+
+/// `ct` summed down to `shape` (undoing lax's rank-0 and size-1 broadcasting).
+pub(crate) fn unbroadcast(ct: &Tensor, shape: &[usize]) -> Tensor {
+    if ct.shape() == shape {
+        return ct.clone();
+    }
+    if shape.is_empty() {
+        let all: Vec<usize> = (0..ct.ndim()).collect();
+        return lax::reduce(ct, ReduceOp::Sum, &all);
+    }
+    let axes: Vec<usize> = (0..shape.len())
+        .filter(|&d| shape[d] == 1 && ct.shape()[d] != 1)
+        .collect();
+    lax::reshape(&lax::reduce(ct, ReduceOp::Sum, &axes), shape)
+}
+
+fn argsort(v: &[usize]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    idx.sort_by_key(|&i| v[i]);
+    idx
+}
+
+fn kept(rank: usize, contract: &[usize], batch: &[usize]) -> Vec<usize> {
+    (0..rank)
+        .filter(|d| !contract.contains(d) && !batch.contains(d))
+        .collect()
+}
+
+/// Cotangent of one dot_general operand. `ct` has dims `[batch, lhs_kept, rhs_kept]`;
+/// `swap` selects the rhs.
+fn dot_transpose(
+    ct: &Tensor,
+    other: &Tensor,
+    mine: (&[usize], &[usize]),
+    theirs: (&[usize], &[usize]),
+    mine_rank: usize,
+    swap: bool,
+    dtype: DType,
+) -> Tensor {
+    let (my_contract, my_batch) = mine;
+    let (their_contract, their_batch) = theirs;
+    let my_kept = kept(mine_rank, my_contract, my_batch);
+    let their_kept = kept(other.ndim(), their_contract, their_batch);
+    let nb = my_batch.len();
+    let ct_batch: Vec<usize> = (0..nb).collect();
+    let ct_theirs: Vec<usize> = if swap {
+        (nb..nb + their_kept.len()).collect()
+    } else {
+        (nb + my_kept.len()..nb + my_kept.len() + their_kept.len()).collect()
+    };
+    let out = lax::dot_general(
+        ct,
+        other,
+        (&ct_theirs, &their_kept),
+        (&ct_batch, their_batch),
+        Some(ct.dtype()),
+    );
+    // `out` is [batch, my_kept, my_contract sorted by their contracting order].
+    let order = argsort(their_contract);
+    let mine_sorted: Vec<usize> = order.iter().map(|&i| my_contract[i]).collect();
+    let unsorted: Vec<usize> = my_batch
+        .iter()
+        .chain(&my_kept)
+        .chain(&mine_sorted)
+        .copied()
+        .collect();
+    let out = lax::transpose(&out, &argsort(&unsorted));
+    if out.dtype() == dtype {
+        out
+    } else {
+        lax::convert_element_type(&out, dtype)
+    }
+}
+
+/// Input cotangents of `prim` (for the `active` inputs) from output cotangents `cts`.
+pub(crate) fn vjp(
+    prim: &Prim,
+    ins: &[Tensor],
+    outs: &[Tensor],
+    cts: &[Option<Tensor>],
+    active: &[bool],
+) -> Cotangents {
+    let src = std::panic::Location::caller();
+    let none = || vec![None; ins.len()];
+    let Some(ct) = cts[0].clone() else {
+        return if matches!(prim, Prim::Sort { .. }) {
+            sort_vjp(ins, cts, active, prim)
+        } else {
+            none()
+        };
+    };
+    let x = &ins[0];
+    let only = |i: usize, t: Tensor| {
+        let mut v = none();
+        v[i] = Some(t);
+        v
+    };
+    let lin = |p: Prim, ts: &[Tensor]| bind(p, ts, src).remove(0);
+    match prim {
+        Prim::Unary(op) => vec![unary_tangent(*op, x, &outs[0], &ct)],
+        Prim::Binary(op) => {
+            let y = &ins[1];
+            let part = |which: usize| {
+                let (tx, ty) = if which == 0 {
+                    (Some(&ct), None)
+                } else {
+                    (None, Some(&ct))
+                };
+                binary_tangents(*op, x, y, &outs[0], tx, ty)
+                    .map(|g| unbroadcast(&g, ins[which].shape()))
+            };
+            vec![
+                if active[0] { part(0) } else { None },
+                if active[1] { part(1) } else { None },
+            ]
+        }
+        Prim::IntegerPow { y } => vec![Some(integer_pow_tangent(x, *y, &ct))],
+        Prim::ConvertElementType { .. } => {
+            if x.dtype().is_float() && ct.dtype().is_float() {
+                vec![Some(lax::convert_element_type(&ct, x.dtype()))]
+            } else {
+                none()
+            }
+        }
+        Prim::BitcastConvertType { .. } | Prim::Iota { .. } | Prim::ArgReduce { .. } => none(),
+        Prim::Threefry2x32 => none(),
+        Prim::SelectN => {
+            let zero = zeros_like(&ct);
+            let case_ct = |i: usize| {
+                let cases: Vec<Tensor> = (1..ins.len())
+                    .map(|j| if j == i { ct.clone() } else { zero.clone() })
+                    .collect();
+                lax::select_n(x, &cases)
+            };
+            (0..ins.len())
+                .map(|i| (i > 0 && active[i]).then(|| case_ct(i)))
+                .collect()
+        }
+        Prim::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } => {
+            let mut axes: Vec<usize> = (0..shape.len())
+                .filter(|d| !broadcast_dimensions.contains(d))
+                .collect();
+            for (i, &d) in broadcast_dimensions.iter().enumerate() {
+                if x.shape()[i] == 1 && shape[d] != 1 {
+                    axes.push(d);
+                }
+            }
+            axes.sort_unstable();
+            let summed = lax::reduce(&ct, ReduceOp::Sum, &axes);
+            vec![Some(lax::reshape(&summed, x.shape()))]
+        }
+        Prim::Reshape { .. } | Prim::Squeeze { .. } => vec![Some(lax::reshape(&ct, x.shape()))],
+        Prim::Transpose { permutation } => vec![Some(lax::transpose(&ct, &argsort(permutation)))],
+        Prim::Rev { dimensions } => vec![Some(lax::rev(&ct, dimensions))],
+        Prim::Slice {
+            start_indices,
+            strides,
+            ..
+        } => {
+            if ct.size() == 0 {
+                return vec![Some(zeros_like(x))];
+            }
+            let cfg: Vec<(i64, i64, i64)> = (0..x.ndim())
+                .map(|d| {
+                    let step = strides.as_ref().map_or(1, |s| s[d]) as i64;
+                    let lo = start_indices[d] as i64;
+                    let covered = lo + (ct.shape()[d] as i64 - 1) * step + 1;
+                    (lo, x.shape()[d] as i64 - covered, step - 1)
+                })
+                .collect();
+            vec![Some(lax::pad(&ct, &scalar_tensor(0.0, ct.dtype()), &cfg))]
+        }
+        Prim::Pad { padding_config } => {
+            let unpad: Vec<(i64, i64, i64)> = padding_config
+                .iter()
+                .map(|&(l, h, _)| (-l, -h, 0))
+                .collect();
+            let trimmed = lax::pad(&ct, &scalar_tensor(0.0, ct.dtype()), &unpad);
+            let strides: Vec<usize> = padding_config
+                .iter()
+                .map(|&(_, _, i)| i as usize + 1)
+                .collect();
+            let zeros = vec![0; x.ndim()];
+            let limits = trimmed.shape().to_vec();
+            let cx = lax::slice(&trimmed, &zeros, &limits, Some(&strides));
+            let cv = active[1].then(|| {
+                let all = |t: &Tensor| {
+                    let axes: Vec<usize> = (0..t.ndim()).collect();
+                    lax::reduce(t, ReduceOp::Sum, &axes)
+                };
+                lax::sub(&all(&ct), &all(&cx))
+            });
+            vec![Some(cx), cv]
+        }
+        Prim::Concatenate { dimension } => {
+            let mut start = 0;
+            ins.iter()
+                .zip(active)
+                .map(|(t, &a)| {
+                    let n = t.shape()[*dimension];
+                    let mut lo = vec![0; t.ndim()];
+                    let mut hi = ct.shape().to_vec();
+                    lo[*dimension] = start;
+                    hi[*dimension] = start + n;
+                    start += n;
+                    a.then(|| lax::slice(&ct, &lo, &hi, None))
+                })
+                .collect()
+        }
+        Prim::Reduce { op, axes } => {
+            let kept: Vec<usize> = (0..x.ndim()).filter(|d| !axes.contains(d)).collect();
+            let spread = |t: &Tensor| lax::broadcast_in_dim(t, x.shape(), &kept);
+            match op {
+                ReduceOp::Sum => vec![Some(spread(&ct))],
+                ReduceOp::Max | ReduceOp::Min => {
+                    let hit = lax::convert_element_type(&lax::eq(x, &spread(&outs[0])), x.dtype());
+                    let count = lax::reduce(&hit, ReduceOp::Sum, axes);
+                    vec![Some(lax::mul(&spread(&lax::div(&ct, &count)), &hit))]
+                }
+                _ => none(),
+            }
+        }
+        Prim::Cumsum { axis, reverse } => vec![Some(lax::cumsum(&ct, *axis, !reverse))],
+        Prim::DotGeneral {
+            contracting, batch, ..
+        } => {
+            let y = &ins[1];
+            let cx = active[0].then(|| {
+                dot_transpose(
+                    &ct,
+                    y,
+                    (&contracting.0, &batch.0),
+                    (&contracting.1, &batch.1),
+                    x.ndim(),
+                    false,
+                    x.dtype(),
+                )
+            });
+            let cy = active[1].then(|| {
+                dot_transpose(
+                    &ct,
+                    x,
+                    (&contracting.1, &batch.1),
+                    (&contracting.0, &batch.0),
+                    y.ndim(),
+                    true,
+                    y.dtype(),
+                )
+            });
+            vec![cx, cy]
+        }
+        Prim::DynamicSlice { .. } => {
+            let mut a = vec![zeros_like(x), ct];
+            a.extend_from_slice(&ins[1..]);
+            only(0, lin(Prim::DynamicUpdateSlice, &a))
+        }
+        Prim::DynamicUpdateSlice => {
+            let upd = &ins[1];
+            let idx = &ins[2..];
+            let mut v = none();
+            if active[0] {
+                let mut a = vec![ct.clone(), zeros_like(upd)];
+                a.extend_from_slice(idx);
+                v[0] = Some(lin(Prim::DynamicUpdateSlice, &a));
+            }
+            if active[1] {
+                v[1] = Some(lax::dynamic_slice(&ct, idx, upd.shape()));
+            }
+            v
+        }
+        Prim::Gather {
+            dims,
+            slice_sizes: _,
+            mode,
+        } => {
+            let sd = ScatterDims {
+                update_window_dims: dims.offset_dims.clone(),
+                inserted_window_dims: dims.collapsed_slice_dims.clone(),
+                scatter_dims_to_operand_dims: dims.start_index_map.clone(),
+                operand_batching_dims: dims.operand_batching_dims.clone(),
+                scatter_indices_batching_dims: dims.start_indices_batching_dims.clone(),
+            };
+            let mode = match mode {
+                GatherMode::FillOrDrop => GatherMode::FillOrDrop,
+                _ => GatherMode::Clip,
+            };
+            only(0, lax::scatter_add(&zeros_like(x), &ins[1], &ct, sd, mode))
+        }
+        Prim::ScatterAdd { dims, .. } => {
+            let upd = &ins[2];
+            let mut v = none();
+            if active[0] {
+                v[0] = Some(ct.clone());
+            }
+            if active[2] {
+                let gd = GatherDims {
+                    offset_dims: dims.update_window_dims.clone(),
+                    collapsed_slice_dims: dims.inserted_window_dims.clone(),
+                    start_index_map: dims.scatter_dims_to_operand_dims.clone(),
+                    operand_batching_dims: dims.operand_batching_dims.clone(),
+                    start_indices_batching_dims: dims.scatter_indices_batching_dims.clone(),
+                };
+                let mut window = dims.update_window_dims.iter();
+                let sizes: Vec<usize> = (0..x.ndim())
+                    .map(|d| {
+                        if dims.inserted_window_dims.contains(&d)
+                            || dims.operand_batching_dims.contains(&d)
+                        {
+                            1
+                        } else {
+                            upd.shape()[*window.next().expect("one window dim per operand dim")]
+                        }
+                    })
+                    .collect();
+                v[2] = Some(lax::gather(&ct, &ins[1], gd, &sizes, GatherMode::Clip));
+            }
+            v
+        }
+        Prim::Sort { .. } => sort_vjp(ins, cts, active, prim),
+    }
+}
+
+/// Sorting permutes: cotangents go back through the inverse permutation.
+fn sort_vjp(ins: &[Tensor], cts: &[Option<Tensor>], active: &[bool], prim: &Prim) -> Cotangents {
+    let Prim::Sort {
+        dimension,
+        num_keys,
+        ..
+    } = prim
+    else {
+        unreachable!("sort only")
+    };
+    let d = *dimension;
+    let iota = lax::iota(DType::I32, ins[0].shape(), d);
+    let mut keys = ins[..*num_keys].to_vec();
+    keys.push(iota.clone());
+    let perm = lax::sort(&keys, d, *num_keys)
+        .pop()
+        .expect("the permutation");
+    let inverse = lax::sort(&[perm, iota], d, 1).pop().expect("the inverse");
+    ins.iter()
+        .zip(cts)
+        .zip(active)
+        .map(|((_, ct), &a)| {
+            ct.as_ref()
+                .filter(|_| a)
+                .map(|ct| take_along(ct, &inverse, d))
+        })
+        .collect()
+}
