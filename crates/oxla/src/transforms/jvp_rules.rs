@@ -86,6 +86,7 @@ pub(crate) fn integer_pow_tangent(x: &Tensor, y: i32, t: &Tensor) -> Tensor {
     match y {
         0 => zeros_like(t),
         1 => t.clone(),
+        2 => lax::mul(t, &lax::mul(&c(2.0, x), x)),
         _ => lax::mul(t, &lax::mul(&c(y as f64, x), &lax::integer_pow(x, y - 1))),
     }
 }
