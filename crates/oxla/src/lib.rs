@@ -16,6 +16,11 @@
 //! ```
 #![warn(missing_docs)]
 
+/// The README's examples, compiled and run as doctests so they stay true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub mod array;
 pub mod core;
 mod error;
