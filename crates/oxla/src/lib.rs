@@ -22,9 +22,11 @@
 pub struct ReadmeDoctests;
 
 pub mod array;
+pub mod compiler;
 pub mod core;
 mod error;
 pub mod lax;
+pub mod memory;
 pub mod nn;
 pub mod numpy;
 pub mod prims;
@@ -33,8 +35,10 @@ pub mod transforms;
 pub mod tree;
 
 pub use array::{Array, DType};
+pub use compiler::jit;
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, Result};
+pub use memory::MemoryAnalysis;
 pub use numpy as jnp;
 pub use transforms::{grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, vmap, AxisTree};
 pub use tree::{Tree, TreeDef};

@@ -1,0 +1,210 @@
+//! `jit`: compiling a function per input avals, with its memory plan known before it runs.
+//!
+//! `jit(f)` traces `f` at the avals of its arguments, simplifies the jaxpr
+//! ([`simplify`](self::simplify)), plans its memory ([`plan`](self::plan)) and caches the
+//! executable by input avals. Called inside another trace (`vmap(jit(f))`, `grad(jit(f))`,
+//! `make_jaxpr`), it traces `f` into that trace instead, so the outermost `jit` compiles the
+//! whole program.
+
+mod plan;
+mod simplify;
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use crate::array::Array;
+use crate::core::{bind, is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
+use crate::error::Result;
+use crate::memory::MemoryAnalysis;
+use crate::tree::{Tree, TreeDef};
+
+/// A function compiled per input avals; see [`jit`].
+pub struct Jit<F, A, O> {
+    f: F,
+    cache: Mutex<HashMap<String, Arc<Executable>>>,
+    _sig: PhantomData<fn(A) -> O>,
+}
+
+/// Compiles `f` (`jax.jit`): the first call with new input avals traces, simplifies and
+/// plans it; later calls with the same avals reuse that executable.
+///
+/// ```
+/// use oxla::{jit, numpy as jnp, Tensor};
+/// let f = jit(|x: Tensor| jnp::sin(&x) * 2.0);
+/// let y = f.call(jnp::zeros(&[3]))?;
+/// assert_eq!(y.to_vec::<f32>(), vec![0.0; 3]);
+/// assert_eq!(f.cache_size(), 1);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn jit<A: Tree, O: Tree, F: Fn(A) -> O>(f: F) -> Jit<F, A, O> {
+    Jit {
+        f,
+        cache: Mutex::new(HashMap::new()),
+        _sig: PhantomData,
+    }
+}
+
+fn signature<A: Tree>(args: &A) -> String {
+    let avals: Vec<String> = args.leaves().iter().map(|t| t.aval().to_string()).collect();
+    format!("{} {}", args.def(), avals.join(" "))
+}
+
+impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
+    /// Runs the compiled function, compiling it first for new input avals.
+    #[track_caller]
+    pub fn call(&self, args: A) -> Result<O> {
+        if is_tracing() || args.leaves().iter().any(Tensor::is_tracer) {
+            // Inside another trace: stage f's primitives there.
+            return Ok((self.f)(args));
+        }
+        let key = signature(&args);
+        let cached = self.cache.lock().expect("jit cache").get(&key).cloned();
+        let exe = match cached {
+            Some(e) => e,
+            None => {
+                let e = Arc::new(self.lower(&args)?.compile()?.exe);
+                self.cache.lock().expect("jit cache").insert(key, e.clone());
+                e
+            }
+        };
+        exe.run_tree(args)
+    }
+
+    /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).
+    pub fn lower(&self, args: &A) -> Result<Lowered<O>> {
+        let (jaxpr, out) = trace(&self.f, args);
+        Ok(Lowered {
+            jaxpr,
+            out,
+            in_avals: args.leaves().iter().map(Tensor::aval).collect(),
+        })
+    }
+
+    /// How many executables the cache holds (one per distinct input avals).
+    pub fn cache_size(&self) -> usize {
+        self.cache.lock().expect("jit cache").len()
+    }
+}
+
+/// A traced program, not yet compiled.
+pub struct Lowered<O> {
+    jaxpr: ClosedJaxpr,
+    out: O,
+    in_avals: Vec<Aval>,
+}
+
+impl<O: Tree> Lowered<O> {
+    /// The traced jaxpr.
+    pub fn jaxpr(&self) -> &ClosedJaxpr {
+        &self.jaxpr
+    }
+
+    /// Simplifies and plans the program.
+    pub fn compile(self) -> Result<Compiled<O>> {
+        let jaxpr = simplify::simplify(self.jaxpr);
+        let plan = plan::plan(&jaxpr);
+        Ok(Compiled {
+            exe: Executable {
+                jaxpr,
+                plan,
+                in_avals: self.in_avals,
+                out: self.out.def(),
+            },
+            _out: PhantomData,
+        })
+    }
+}
+
+/// The compiled program behind a [`Compiled`] and the jit cache.
+struct Executable {
+    jaxpr: ClosedJaxpr,
+    plan: plan::Plan,
+    in_avals: Vec<Aval>,
+    /// The structure of the outputs.
+    out: TreeDef,
+}
+
+/// A compiled program with its memory plan.
+pub struct Compiled<O> {
+    exe: Executable,
+    _out: PhantomData<fn() -> O>,
+}
+
+impl<O: Tree> Compiled<O> {
+    /// Runs the program on arguments of the avals it was compiled for.
+    pub fn call<A: Tree>(&self, args: A) -> Result<O> {
+        self.exe.run_tree(args)
+    }
+}
+
+impl<O> Compiled<O> {
+    /// The memory plan: argument, output, temporary and peak bytes, and the largest buffers
+    /// live at the peak with the equation and source line that made each.
+    pub fn memory_analysis(&self) -> &MemoryAnalysis {
+        &self.exe.plan.analysis
+    }
+
+    /// The simplified jaxpr that runs.
+    pub fn jaxpr(&self) -> &ClosedJaxpr {
+        &self.exe.jaxpr
+    }
+}
+
+impl Executable {
+    #[track_caller]
+    fn run_tree<A: Tree, O: Tree>(&self, args: A) -> Result<O> {
+        let leaves = args.leaves();
+        let avals: Vec<Aval> = leaves.iter().map(Tensor::aval).collect();
+        if avals != self.in_avals {
+            let show = |v: &[Aval]| {
+                v.iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            panic!(
+                "compiled for arguments ({}) but called with ({})\n  at {}",
+                show(&self.in_avals),
+                show(&avals),
+                std::panic::Location::caller()
+            );
+        }
+        let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();
+        let outs = self.run(arrays);
+        let out = O::from_def(&self.out, &mut outs.into_iter().map(Tensor::new));
+        Ok(out.expect("the output structure is the traced function's"))
+    }
+
+    /// Runs the equations in order, freeing every value after its last use.
+    fn run(&self, args: Vec<Array>) -> Vec<Array> {
+        let j = &self.jaxpr.jaxpr;
+        let mut env: HashMap<u32, Array> = HashMap::new();
+        for (v, t) in j.constvars.iter().zip(&self.jaxpr.consts) {
+            env.insert(v.id, t.array().clone());
+        }
+        for (v, a) in j.invars.iter().zip(args) {
+            env.insert(v.id, a);
+        }
+        let read = |env: &HashMap<u32, Array>, a: &Atom| match a {
+            Atom::Var(v) => env[&v.id].clone(),
+            Atom::Lit(l) => l.clone(),
+        };
+        for (e, frees) in j.eqns.iter().zip(&self.plan.frees) {
+            let ins: Vec<Tensor> = e
+                .inputs
+                .iter()
+                .map(|a| Tensor::new(read(&env, a)))
+                .collect();
+            let outs = bind(e.prim.clone(), &ins, e.source);
+            drop(ins);
+            for (v, t) in e.outputs.iter().zip(outs) {
+                env.insert(v.id, t.array().clone());
+            }
+            for id in frees {
+                env.remove(id);
+            }
+        }
+        j.outvars.iter().map(|a| read(&env, a)).collect()
+    }
+}

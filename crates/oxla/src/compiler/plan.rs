@@ -1,0 +1,158 @@
+//! The memory plan: every value's last use is data in the plan, so the live bytes at each
+//! step — and so the peak — are known before anything runs.
+//!
+//! Values are freed right after their last use; results of `reshape` and `squeeze` share
+//! their operand's buffer and extend its life instead of taking bytes of their own.
+
+use std::collections::HashMap;
+
+use crate::core::{Atom, ClosedJaxpr};
+use crate::memory::{BufferInfo, BufferKind, MemoryAnalysis};
+use crate::prims::Prim;
+
+/// The lifetime facts the executor follows.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// For each equation, the variables whose last use it is (freed after it runs).
+    pub(crate) frees: Vec<Vec<u32>>,
+    /// The report.
+    pub(crate) analysis: MemoryAnalysis,
+}
+
+/// How many buffers the report lists.
+const LARGEST: usize = 8;
+
+/// The buffer a variable's bytes live in: its own, or (for views) its operand's.
+fn owner(aliases: &HashMap<u32, u32>, mut id: u32) -> u32 {
+    while let Some(&o) = aliases.get(&id) {
+        id = o;
+    }
+    id
+}
+
+pub(crate) fn plan(cj: &ClosedJaxpr) -> Plan {
+    let j = &cj.jaxpr;
+    let n = j.eqns.len();
+    let end = n; // "used by the caller": past the last equation
+    let mut aliases: HashMap<u32, u32> = HashMap::new();
+    let mut info: HashMap<u32, BufferInfo> = HashMap::new();
+    let mut born: HashMap<u32, usize> = HashMap::new();
+    let mut last: HashMap<u32, usize> = HashMap::new();
+    let buffer = |aval: &crate::core::Aval, kind, primitive, equation, source| BufferInfo {
+        bytes: aval.nbytes(),
+        aval: aval.clone(),
+        kind,
+        primitive,
+        equation,
+        source,
+    };
+    for v in &j.constvars {
+        info.insert(v.id, buffer(&v.aval, BufferKind::Constant, "", None, None));
+        born.insert(v.id, 0);
+        last.insert(v.id, end);
+    }
+    for v in &j.invars {
+        info.insert(v.id, buffer(&v.aval, BufferKind::Argument, "", None, None));
+        born.insert(v.id, 0);
+        last.insert(v.id, end);
+    }
+    for (i, e) in j.eqns.iter().enumerate() {
+        for a in &e.inputs {
+            if let Atom::Var(v) = a {
+                let o = owner(&aliases, v.id);
+                let l = last.entry(o).or_insert(i);
+                *l = (*l).max(i);
+            }
+        }
+        let view = matches!(e.prim, Prim::Reshape { .. } | Prim::Squeeze { .. });
+        for o in &e.outputs {
+            match (&e.inputs[..], view) {
+                ([Atom::Var(src), ..], true) => {
+                    aliases.insert(o.id, owner(&aliases, src.id));
+                }
+                _ => {
+                    let b = buffer(
+                        &o.aval,
+                        BufferKind::Temporary,
+                        e.prim.name(),
+                        Some(i),
+                        Some(e.source),
+                    );
+                    info.insert(o.id, b);
+                    born.insert(o.id, i);
+                    last.insert(o.id, i);
+                }
+            }
+        }
+    }
+    let mut output_bytes = 0;
+    for a in &j.outvars {
+        if let Atom::Var(v) = a {
+            let o = owner(&aliases, v.id);
+            last.insert(o, end);
+            if let Some(b) = info.get_mut(&o) {
+                if b.kind == BufferKind::Temporary {
+                    b.kind = BufferKind::Output;
+                }
+            }
+        }
+        output_bytes += a.aval().nbytes();
+    }
+    // Live bytes at each step: buffers born at or before it and last used at or after it.
+    let mut analysis = MemoryAnalysis {
+        argument_bytes: j.invars.iter().map(|v| v.aval.nbytes()).sum(),
+        constant_bytes: j.constvars.iter().map(|v| v.aval.nbytes()).sum(),
+        output_bytes,
+        ..MemoryAnalysis::default()
+    };
+    let base = analysis.argument_bytes + analysis.constant_bytes;
+    analysis.peak_bytes = base;
+    let mut frees = vec![Vec::new(); n];
+    let mut delta_in = vec![0usize; n + 1];
+    let mut delta_out = vec![0usize; n + 1];
+    let mut temp_in = vec![0usize; n + 1];
+    let mut temp_out = vec![0usize; n + 1];
+    for (&id, b) in &info {
+        if matches!(b.kind, BufferKind::Argument | BufferKind::Constant) {
+            continue;
+        }
+        let (s, l) = (born[&id], last[&id]);
+        delta_in[s] += b.bytes;
+        delta_out[l.min(n)] += b.bytes;
+        if b.kind == BufferKind::Temporary {
+            temp_in[s] += b.bytes;
+            temp_out[l.min(n)] += b.bytes;
+            frees[l].push(id);
+        }
+    }
+    for (&view, &o) in &aliases {
+        if info
+            .get(&o)
+            .is_some_and(|b| b.kind == BufferKind::Temporary)
+        {
+            frees[last[&o]].push(view);
+        }
+    }
+    let (mut live, mut temp) = (0usize, 0usize);
+    for i in 0..n {
+        live += delta_in[i];
+        temp += temp_in[i];
+        if base + live > analysis.peak_bytes {
+            analysis.peak_bytes = base + live;
+            analysis.peak_equation = Some(i);
+        }
+        analysis.temp_bytes = analysis.temp_bytes.max(temp);
+        live -= delta_out[i];
+        temp -= temp_out[i];
+    }
+    let at = analysis.peak_equation.unwrap_or(0);
+    let mut live_at: Vec<BufferInfo> = info
+        .iter()
+        .filter(|(id, _)| born[*id] <= at && last[*id] >= at)
+        .map(|(_, b)| b.clone())
+        .collect();
+    live_at.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.equation.cmp(&b.equation)));
+    live_at.truncate(LARGEST);
+    analysis.largest = live_at;
+    Plan { frees, analysis }
+}

@@ -1,0 +1,134 @@
+//! Memory you can see: the static memory plan of a compiled program, reported before it runs.
+
+use std::fmt;
+use std::panic::Location;
+
+use crate::core::Aval;
+
+/// What a planned buffer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// An argument of the call (owned by the caller).
+    Argument,
+    /// A constant captured by the program.
+    Constant,
+    /// An intermediate value, freed after its last use.
+    Temporary,
+    /// A result of the call.
+    Output,
+}
+
+/// One buffer of a memory plan, traced to the equation and source line that made it.
+#[derive(Clone, Debug)]
+pub struct BufferInfo {
+    /// Size in bytes.
+    pub bytes: usize,
+    /// Dtype and shape.
+    pub aval: Aval,
+    /// What the buffer holds.
+    pub kind: BufferKind,
+    /// The primitive that computes it (empty for arguments and constants).
+    pub primitive: &'static str,
+    /// The index of that equation in the compiled jaxpr.
+    pub equation: Option<usize>,
+    /// The user's source line of that equation.
+    pub source: Option<&'static Location<'static>>,
+}
+
+/// The memory plan of a compiled program: known before it runs, exact for the plan.
+///
+/// ```
+/// use oxla::{jit, numpy as jnp, Tensor};
+/// let f = jit(|x: Tensor| (jnp::exp(&x) * 2.0).sum(None));
+/// let compiled = f.lower(&jnp::ones(&[1000]))?.compile()?;
+/// let m = compiled.memory_analysis();
+/// assert_eq!(m.argument_bytes, 4000);
+/// assert_eq!(m.output_bytes, 4);
+/// println!("{m}");
+/// # Ok::<(), oxla::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct MemoryAnalysis {
+    /// Bytes of the arguments.
+    pub argument_bytes: usize,
+    /// Bytes of the results.
+    pub output_bytes: usize,
+    /// Bytes of constants held by the program.
+    pub constant_bytes: usize,
+    /// Most bytes of intermediate values live at one time.
+    pub temp_bytes: usize,
+    /// Most bytes live at one time: arguments, constants, intermediates and results.
+    pub peak_bytes: usize,
+    /// The equation at which the peak is reached.
+    pub peak_equation: Option<usize>,
+    /// The largest buffers live at the peak, largest first.
+    pub largest: Vec<BufferInfo>,
+}
+
+/// `bytes` in binary units with three significant digits.
+pub fn format_bytes(bytes: usize) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.3} {}", units[u])
+    }
+}
+
+impl fmt::Display for MemoryAnalysis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "memory plan")?;
+        writeln!(f, "  arguments  {:>12}", format_bytes(self.argument_bytes))?;
+        writeln!(f, "  constants  {:>12}", format_bytes(self.constant_bytes))?;
+        writeln!(f, "  temporary  {:>12}", format_bytes(self.temp_bytes))?;
+        writeln!(f, "  outputs    {:>12}", format_bytes(self.output_bytes))?;
+        write!(f, "  peak       {:>12}", format_bytes(self.peak_bytes))?;
+        if let Some(e) = self.peak_equation {
+            write!(f, "  (at equation {e})")?;
+        }
+        if self.largest.is_empty() {
+            return Ok(());
+        }
+        writeln!(f, "\n  largest buffers live at the peak:")?;
+        writeln!(
+            f,
+            "  {:>12}  {:<22} {:<10} {:<22} {:>5}  source",
+            "bytes", "aval", "kind", "primitive", "eqn"
+        )?;
+        for (i, b) in self.largest.iter().enumerate() {
+            let kind = match b.kind {
+                BufferKind::Argument => "argument",
+                BufferKind::Constant => "constant",
+                BufferKind::Temporary => "temporary",
+                BufferKind::Output => "output",
+            };
+            let eqn = b.equation.map_or("-".to_string(), |e| e.to_string());
+            let src = b.source.map_or("-".to_string(), |l| {
+                format!("{}:{}:{}", l.file(), l.line(), l.column())
+            });
+            write!(
+                f,
+                "  {:>12}  {:<22} {:<10} {:<22} {:>5}  {src}",
+                format_bytes(b.bytes),
+                b.aval.to_string(),
+                kind,
+                if b.primitive.is_empty() {
+                    "-"
+                } else {
+                    b.primitive
+                },
+                eqn
+            )?;
+            if i + 1 < self.largest.len() {
+                writeln!(f)?;
+            }
+        }
+        Ok(())
+    }
+}
