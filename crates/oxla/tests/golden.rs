@@ -6,18 +6,23 @@
 //! `cargo test --test golden sum_i32` runs one case. The programs are written as the JAX
 //! source in the manifest is written, with oxla's API.
 //!
-//! Comparison (`check_leaf`): same shape, same dtype, then values — exact for bool and integer
-//! leaves, bit-exact for every float leaf of a `random_*` case (threefry must match JAX bit for
-//! bit), and `|got - want| <= atol + rtol * |want|` for other floats (f32: rtol 1e-5, atol 1e-6;
-//! f64: rtol 1e-12, atol 1e-12). Every program is checked twice: run eagerly, and traced with
+//! Comparison (`check_leaf`, in `common/mod.rs`, shared with `golden_vmap.rs`): same shape,
+//! same dtype, then values — exact for bool and integer leaves, bit-exact for every float leaf
+//! of a `random_*` case (threefry must match JAX bit for bit), and
+//! `|got - want| <= atol + rtol * |want|` for other floats (f32: rtol 1e-5, atol 1e-6; f64:
+//! rtol 1e-12, atol 1e-12). Every program is checked twice: run eagerly, and traced with
 //! `make_jaxpr` then run by `eval_jaxpr`.
 //!
 //! Skipped cases (listed in `SKIPPED` too; `manifest_is_fully_accounted_for` checks that every
 //! case directory is either covered here or skipped, and nothing else):
 //!
-//! - `transform_vmap_seed004_f`, `transform_vmap_memory_test1`, `transform_grad_squared_error`,
-//!   `transform_vmap_grad_squared_error`, `transform_grad_sin_sum`,
-//!   `transform_jit_matches_eager`: need `vmap`/`grad`/`jit`, which oxla does not have yet.
+//! - `transform_grad_squared_error`, `transform_vmap_grad_squared_error`,
+//!   `transform_grad_sin_sum`, `transform_jit_matches_eager`: need `grad`/`jit`, which oxla
+//!   does not have yet. (`transform_vmap_*` are covered here; the vmap conformance suite is
+//!   `golden_vmap.rs`.)
+//!
+//! `transform_vmap_seed004_f` and `transform_vmap_memory_test1` are compared with
+//! `common::SUM`: long f32 sums that cancel, added in another order than XLA's.
 //!
 //! Partly covered:
 //!
@@ -56,20 +61,18 @@
 //! - `mixed_slice_int_array`: JAX folds the basic slices next to an index array into the
 //!   `gather` (start indices and `slice_sizes`); oxla slices first, then gathers.
 
+mod common;
 #[path = "../examples/seeds/mod.rs"]
 mod seeds;
 
-use std::path::PathBuf;
-
+use common::{check_leaf, normalize_jaxpr, Cmp, Golden, Goldens, Program};
 use oxla::numpy::{self as jnp, s, Ellipsis};
-use oxla::{eval_jaxpr, lax, make_jaxpr, nn, random, DType, Tensor};
+use oxla::{lax, nn, random, vmap, DType, Tensor};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden/");
 
 /// Cases of the manifest not covered, with the reason.
 const SKIPPED: &[(&str, &str)] = &[
-    ("transform_vmap_seed004_f", "needs jax.vmap"),
-    ("transform_vmap_memory_test1", "needs jax.vmap"),
     ("transform_grad_squared_error", "needs jax.grad"),
     (
         "transform_vmap_grad_squared_error",
@@ -79,254 +82,14 @@ const SKIPPED: &[(&str, &str)] = &[
     ("transform_jit_matches_eager", "needs jax.jit"),
 ];
 
-type Program = fn(&[Tensor]) -> Vec<Tensor>;
+const SUITE: Goldens = Goldens { dir: GOLDEN };
 
-fn case_dir(case: &str) -> PathBuf {
-    PathBuf::from(GOLDEN).join(case)
-}
-
-/// A golden leaf: an array oxla can read, or an `int64` array (x64 cases), kept as values.
-enum Golden {
-    Array(Tensor),
-    I64 { shape: Vec<usize>, data: Vec<i64> },
-}
-
-fn read_golden(path: &std::path::Path) -> Golden {
-    match Tensor::read_npy(path) {
-        Ok(t) => Golden::Array(t),
-        Err(e) => {
-            // oxla has no 64-bit integers; read those with npyz directly.
-            let bytes = std::fs::read(path).unwrap_or_else(|_| panic!("{}: {e}", path.display()));
-            let npy = npyz::NpyFile::new(&bytes[..]).expect("a .npy file");
-            let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
-            let ok = matches!(npy.dtype(), npyz::DType::Plain(ts)
-                if ts.type_char() == npyz::TypeChar::Int && ts.size_field() == 8);
-            assert!(ok, "{}: {e}", path.display());
-            let data = npy.into_vec::<i64>().expect("int64 data");
-            Golden::I64 { shape, data }
-        }
-    }
-}
-
-/// The numbered files `<prefix>_0.npy`, `<prefix>_1.npy`, ... of a case, in order.
-fn read_numbered(case: &str, prefix: &str) -> Vec<Golden> {
-    let mut out = Vec::new();
-    loop {
-        let p = case_dir(case).join(format!("{prefix}_{}.npy", out.len()));
-        if !p.exists() {
-            return out;
-        }
-        out.push(read_golden(&p));
-    }
-}
-
-fn inputs(case: &str) -> Vec<Tensor> {
-    read_numbered(case, "in")
-        .into_iter()
-        .map(|g| match g {
-            Golden::Array(t) => t,
-            Golden::I64 { .. } => panic!("{case}: int64 inputs are not supported"),
-        })
-        .collect()
-}
-
-/// How float leaves are compared.
-#[derive(Clone, Copy, Debug)]
-enum Cmp {
-    /// Within the default tolerance.
-    Close,
-    /// Bit for bit (PRNG outputs).
-    Bits,
-}
-
-/// Whether `got` is within tolerance of `want` (NaNs equal NaNs, infinities themselves).
-fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
-    if got.is_nan() || want.is_nan() {
-        return got.is_nan() && want.is_nan();
-    }
-    if got.is_infinite() || want.is_infinite() {
-        return got == want;
-    }
-    (got - want).abs() <= atol + rtol * want.abs()
-}
-
-/// Compares one leaf; returns a description of the first difference.
-fn check_leaf(got: &Tensor, want: &Golden, cmp: Cmp) -> Result<(), String> {
-    let want = match want {
-        Golden::Array(t) => t,
-        Golden::I64 { shape, data } => {
-            // int64 in JAX (x64), int32 in oxla: compare values.
-            if got.shape() != shape.as_slice() || got.dtype() != DType::I32 {
-                return Err(format!(
-                    "got {} for JAX's i64{shape:?} (expected oxla's i32 in its place)",
-                    got.aval()
-                ));
-            }
-            let g: Vec<i64> = got.to_vec::<i32>().into_iter().map(i64::from).collect();
-            return if &g == data {
-                Ok(())
-            } else {
-                Err(format!("values differ: got {g:?}, want {data:?}"))
-            };
-        }
-    };
-    if got.shape() != want.shape() || got.dtype() != want.dtype() {
-        return Err(format!("got {}, want {}", got.aval(), want.aval()));
-    }
-    let mismatch = |i: usize, g: String, w: String| {
-        Err(format!(
-            "element {i} (of {}) differs: got {g}, want {w}",
-            want.size()
-        ))
-    };
-    match want.dtype() {
-        DType::Bool => {
-            let (g, w) = (got.to_vec::<bool>(), want.to_vec::<bool>());
-            match (0..g.len()).find(|&i| g[i] != w[i]) {
-                Some(i) => mismatch(i, g[i].to_string(), w[i].to_string()),
-                None => Ok(()),
-            }
-        }
-        DType::I32 => {
-            let (g, w) = (got.to_vec::<i32>(), want.to_vec::<i32>());
-            match (0..g.len()).find(|&i| g[i] != w[i]) {
-                Some(i) => mismatch(i, g[i].to_string(), w[i].to_string()),
-                None => Ok(()),
-            }
-        }
-        DType::U32 => {
-            let (g, w) = (got.to_vec::<u32>(), want.to_vec::<u32>());
-            match (0..g.len()).find(|&i| g[i] != w[i]) {
-                Some(i) => mismatch(i, g[i].to_string(), w[i].to_string()),
-                None => Ok(()),
-            }
-        }
-        DType::F32 => {
-            let (g, w) = (got.to_vec::<f32>(), want.to_vec::<f32>());
-            let bad = |i: usize| match cmp {
-                Cmp::Bits => g[i].to_bits() != w[i].to_bits(),
-                Cmp::Close => !close(g[i] as f64, w[i] as f64, 1e-5, 1e-6),
-            };
-            match (0..g.len()).find(|&i| bad(i)) {
-                Some(i) => mismatch(
-                    i,
-                    format!("{:e} ({:#010x})", g[i], g[i].to_bits()),
-                    format!("{:e} ({:#010x})", w[i], w[i].to_bits()),
-                ),
-                None => Ok(()),
-            }
-        }
-        DType::F64 => {
-            let (g, w) = (got.to_vec::<f64>(), want.to_vec::<f64>());
-            let bad = |i: usize| match cmp {
-                Cmp::Bits => g[i].to_bits() != w[i].to_bits(),
-                Cmp::Close => !close(g[i], w[i], 1e-12, 1e-12),
-            };
-            match (0..g.len()).find(|&i| bad(i)) {
-                Some(i) => mismatch(
-                    i,
-                    format!("{:e} ({:#018x})", g[i], g[i].to_bits()),
-                    format!("{:e} ({:#018x})", w[i], w[i].to_bits()),
-                ),
-                None => Ok(()),
-            }
-        }
-    }
-}
-
-/// Checks a program's outputs against the golden ones, leaf by leaf; panics listing every
-/// difference.
-fn check_outputs(case: &str, how: &str, got: &[Tensor], cmp: Cmp) -> Vec<String> {
-    let want = read_numbered(case, "out");
-    assert!(!want.is_empty(), "{case}: no golden outputs found");
-    if got.len() != want.len() {
-        return vec![format!(
-            "{case} ({how}): {} outputs, JAX has {}",
-            got.len(),
-            want.len()
-        )];
-    }
-    got.iter()
-        .zip(&want)
-        .enumerate()
-        .filter_map(|(i, (g, w))| {
-            check_leaf(g, w, cmp)
-                .err()
-                .map(|e| format!("{case} ({how}) out_{i}: {e}"))
-        })
-        .collect()
-}
-
-/// Runs `program` on the case's inputs eagerly and through `make_jaxpr` + `eval_jaxpr`, and
-/// compares both with JAX's outputs.
 fn check_case(case: &str, program: Program, cmp: Cmp) {
-    let args = inputs(case);
-    let eager = program(&args);
-    let mut errors = check_outputs(case, "eager", &eager, cmp);
-    let jaxpr = make_jaxpr(|a: Vec<Tensor>| program(&a), args.clone());
-    let traced = eval_jaxpr(&jaxpr, &args);
-    errors.extend(check_outputs(case, "traced", &traced, cmp));
-    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    SUITE.check_case(case, program, cmp);
 }
 
-/// Removes ` shape=(...)` from every `broadcast_in_dim[...]` (JAX 0.10 hides it), and the
-/// brackets when only `broadcast_dimensions=()` is left (JAX 0.10 hides that too).
-fn strip_broadcast_shape(s: &str) -> String {
-    const HEAD: &str = "broadcast_in_dim[";
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find(HEAD) {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + HEAD.len()..];
-        let close = after.find(']').expect("closing bracket");
-        let params = &after[..close];
-        let params = match params.find(" shape=(") {
-            Some(j) => {
-                let end = j + params[j..].find(')').expect("closing paren") + 1;
-                format!("{}{}", &params[..j], &params[end..])
-            }
-            None => params.to_string(),
-        };
-        if params.trim() == "broadcast_dimensions=()" {
-            out.push_str("broadcast_in_dim");
-        } else {
-            out.push_str(HEAD);
-            out.push_str(&params);
-            out.push(']');
-        }
-        rest = &after[close + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// A jaxpr's text with the differences between JAX 0.10's printer and the JAX 0.4-era one
-/// oxla follows removed: sharding parameters, `precision=None`, `np.int64(k)`, line layout.
-fn normalize_jaxpr(s: &str) -> String {
-    let mut s = s
-        .replace(" out_sharding=None", "")
-        .replace(" sharding=None", "")
-        .replace(" precision=None", "");
-    while let Some(i) = s.find("np.int64(") {
-        let end = i + s[i..].find(')').expect("closing paren");
-        let inner = s[i + "np.int64(".len()..end].to_string();
-        s.replace_range(i..=end, &inner);
-    }
-    let s = strip_broadcast_shape(&s);
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    s.replace("[ ", "[").replace(" ]", "]")
-}
-
-/// Compares oxla's jaxpr of `program` on the case's inputs with JAX's, normalised.
 fn check_jaxpr(case: &str, program: Program) {
-    let args = inputs(case);
-    let got = make_jaxpr(|a: Vec<Tensor>| program(&a), args).to_string();
-    let want = std::fs::read_to_string(case_dir(case).join("jaxpr.txt")).expect("jaxpr.txt");
-    assert_eq!(
-        normalize_jaxpr(&got),
-        normalize_jaxpr(&want),
-        "{case}: jaxprs differ\n--- oxla:\n{got}\n--- JAX:\n{want}"
-    );
+    SUITE.check_jaxpr(case, program);
 }
 
 macro_rules! cases {
@@ -353,6 +116,7 @@ macro_rules! cases {
     };
     (@cmp) => { Cmp::Close };
     (@cmp bits) => { Cmp::Bits };
+    (@cmp sum) => { common::SUM };
 }
 
 cases! {
@@ -606,6 +370,13 @@ cases! {
     seed002_squared_error_batch: |a| vec![
         seeds::squared_error(&(a[0].clone(), a[1].clone()), &a[2], &a[3]),
     ];
+    transform_vmap_seed004_f [sum]: |a| vec![vmap(seeds::outer_sum).call(a[0].clone()).unwrap()];
+    transform_vmap_memory_test1 [sum]: |a| vec![
+        vmap(|(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 1))
+            .in_axes((0, None::<i32>))
+            .call((a[0].clone(), a[1].clone()))
+            .unwrap(),
+    ];
 
     // ---- x64
     x64_exp: |a| vec![jnp::exp(&a[0])];
@@ -649,28 +420,7 @@ cases! {
 /// Every case directory under `tests/golden/` is covered or skipped, and only those.
 #[test]
 fn manifest_is_fully_accounted_for() {
-    let mut on_disk: Vec<String> = std::fs::read_dir(GOLDEN)
-        .expect("tests/golden")
-        .filter_map(|e| {
-            let e = e.expect("a directory entry");
-            let p = e.path();
-            (p.is_dir() && p.join("jaxpr.txt").exists())
-                .then(|| e.file_name().to_string_lossy().into_owned())
-        })
-        .collect();
-    on_disk.sort();
-    let mut listed: Vec<String> = COVERED
-        .iter()
-        .chain(SKIPPED.iter().map(|(c, _)| c))
-        .map(|c| c.to_string())
-        .collect();
-    listed.sort();
-    let n = listed.len();
-    listed.dedup();
-    assert_eq!(n, listed.len(), "a case is listed twice");
-    assert_eq!(on_disk, listed);
-    let manifest = std::fs::read_to_string(format!("{GOLDEN}MANIFEST.md")).expect("manifest");
-    assert!(manifest.contains(&format!("\n{} cases.\n", on_disk.len())));
+    SUITE.assert_accounted_for(COVERED, SKIPPED);
 }
 
 #[test]
@@ -811,6 +561,7 @@ jaxpr_cases!(
     seed004_f,
     seed002_squared_error,
     seed002_squared_error_batch,
+    transform_vmap_seed004_f,
     x64_exp,
     x64_matmul,
     x64_sum,

@@ -3,7 +3,7 @@
 #[path = "../examples/seeds/mod.rs"]
 mod seeds;
 
-use oxla::{make_jaxpr, numpy as jnp, random, vmap, Tensor};
+use oxla::{lax, make_jaxpr, numpy as jnp, random, vmap, Tensor};
 
 #[test]
 fn seed_004_vmap_jaxpr_prints_exactly_as_jax() {
@@ -156,4 +156,119 @@ fn all_none_without_axis_size_panics() {
         .in_axes(None)
         .call(jnp::ones(&[3]))
         .unwrap();
+}
+
+/// The `i`th slice of `xs` along `axis` (`None`: `xs` itself, unmapped).
+fn take(xs: &Tensor, axis: Option<usize>, i: usize) -> Tensor {
+    let Some(axis) = axis else {
+        return xs.clone();
+    };
+    let mut start = vec![0; xs.ndim()];
+    let mut limit = xs.shape().to_vec();
+    start[axis] = i;
+    limit[axis] = i + 1;
+    lax::squeeze(&lax::slice(xs, &start, &limit, None), &[axis])
+}
+
+/// `x` (per-example shape `shape`) with a mapped axis of size `n` at `axis`, or as is.
+fn batched(shape: &[usize], axis: Option<usize>, n: usize, seed: i64) -> Tensor {
+    let mut full = shape.to_vec();
+    if let Some(a) = axis {
+        full.insert(a, n);
+    }
+    random::normal(&random::key(seed), &full)
+}
+
+/// Every placement (`None` or an axis) of a mapped axis in an operand of per-example rank `r`.
+fn placements(r: usize) -> Vec<Option<usize>> {
+    std::iter::once(None).chain((0..=r).map(Some)).collect()
+}
+
+/// `vmap(f)` over operands mapped at `axes` against stacking `f` of each example.
+fn check_against_loop(
+    name: &str,
+    f: impl Fn(Vec<Tensor>) -> Tensor,
+    shapes: &[&[usize]],
+    axes: &[Option<usize>],
+    prep: impl Fn(usize, Tensor) -> Tensor,
+) {
+    let n = 3;
+    let args: Vec<Tensor> = shapes
+        .iter()
+        .zip(axes)
+        .enumerate()
+        .map(|(k, (s, a))| prep(k, batched(s, *a, n, 10 + k as i64)))
+        .collect();
+    let in_axes: Vec<Option<i32>> = axes.iter().map(|a| a.map(|a| a as i32)).collect();
+    let got: Tensor = vmap(&f).in_axes(in_axes).call(args.clone()).unwrap();
+    let looped: Vec<Tensor> = (0..n)
+        .map(|i| f(args.iter().zip(axes).map(|(x, a)| take(x, *a, i)).collect()))
+        .collect();
+    let want = jnp::stack(&looped, 0);
+    assert_eq!(got.shape(), want.shape(), "{name} {axes:?}");
+    let (g, w) = (got.array().to_f64_vec(), want.array().to_f64_vec());
+    let ok = g
+        .iter()
+        .zip(&w)
+        .all(|(g, w)| (g - w).abs() <= 1e-5 * (1.0 + w.abs()));
+    assert!(ok, "{name} {axes:?}\n got {got}\nwant {want}");
+}
+
+#[test]
+fn multi_operand_rules_match_a_loop_for_every_axis_placement() {
+    let as_bool = |k: usize, t: Tensor| if k == 0 { jnp::greater(&t, 0.0) } else { t };
+    let keep = |_: usize, t: Tensor| t;
+    let select = |a: Vec<Tensor>| lax::select_n(&a[0], &a[1..]);
+    for (which, case) in [(&[][..], &[][..]), (&[], &[2, 3]), (&[2, 3], &[2, 3])] {
+        for wa in placements(which.len()) {
+            for ta in placements(case.len()) {
+                for fa in placements(case.len()) {
+                    let axes = [wa, ta, fa];
+                    if axes.iter().all(Option::is_none) {
+                        continue;
+                    }
+                    check_against_loop("select_n", select, &[which, case, case], &axes, as_bool);
+                }
+            }
+        }
+    }
+    // lhs f32[2,3,4] x rhs f32[2,4,5], batch ([0], [0]), contracting ([2], [1]); and a
+    // product without batch dimensions.
+    let dot = |a: Vec<Tensor>| lax::dot_general(&a[0], &a[1], (&[2], &[1]), (&[0], &[0]), None);
+    let outer = |a: Vec<Tensor>| lax::dot_general(&a[0], &a[1], (&[0], &[1]), (&[], &[]), None);
+    for la in placements(3) {
+        for ra in placements(3) {
+            if la.is_some() || ra.is_some() {
+                check_against_loop(
+                    "dot_general",
+                    dot,
+                    &[&[2, 3, 4], &[2, 4, 5]],
+                    &[la, ra],
+                    keep,
+                );
+                check_against_loop(
+                    "dot_outer",
+                    outer,
+                    &[&[4, 3, 2], &[5, 4, 2]],
+                    &[la, ra],
+                    keep,
+                );
+            }
+        }
+    }
+    let transpose = |a: Vec<Tensor>| lax::transpose(&a[0], &[2, 0, 1]);
+    for xa in placements(3).into_iter().skip(1) {
+        check_against_loop("transpose", transpose, &[&[2, 3, 4]], &[xa], keep);
+    }
+    // Elementwise with per-example ranks 0 and 2, mapped or not.
+    let add = |a: Vec<Tensor>| lax::add(&a[0], &a[1]);
+    for (xs, ys) in [(&[2, 3][..], &[2, 3][..]), (&[], &[2, 3]), (&[2, 3], &[])] {
+        for xa in placements(xs.len()) {
+            for ya in placements(ys.len()) {
+                if xa.is_some() || ya.is_some() {
+                    check_against_loop("add", add, &[xs, ys], &[xa, ya], keep);
+                }
+            }
+        }
+    }
 }

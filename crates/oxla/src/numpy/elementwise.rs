@@ -12,7 +12,7 @@ macro_rules! binary_fn {
         #[track_caller]
         pub fn $name(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
             let _line = crate::core::user_line();
-            let t = promote(&[x.into(), y.into()]);
+            let t = promote(stringify!($name), &[x.into(), y.into()]);
             lax::$lax(&t[0], &t[1])
         }
     )*};
@@ -55,7 +55,7 @@ pub fn divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let ops = [x.into(), y.into()];
     let dtype = result_type(&ops);
     let dtype = if dtype.is_float() { dtype } else { DType::F32 };
-    let t = promote_to(&ops, dtype);
+    let t = promote_to("divide", &ops, dtype);
     lax::div(&t[0], &t[1])
 }
 
@@ -70,7 +70,7 @@ pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let ops = [x, y];
     let dtype = result_type(&ops);
     let dtype = if dtype.is_float() { dtype } else { DType::F32 };
-    let t = promote_to(&ops, dtype);
+    let t = promote_to("power", &ops, dtype);
     lax::pow(&t[0], &t[1])
 }
 
@@ -78,7 +78,7 @@ pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
 #[track_caller]
 pub fn remainder(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote(&[x.into(), y.into()]);
+    let t = promote("remainder", &[x.into(), y.into()]);
     let (x, y) = (&t[0], &t[1]);
     if let Some(d) = positive_constant(y) {
         // A known positive divisor: fix up only negative remainders.
@@ -114,7 +114,7 @@ fn positive_constant(y: &Tensor) -> Option<f64> {
 #[track_caller]
 pub fn floor_divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote(&[x.into(), y.into()]);
+    let t = promote("floor_divide", &[x.into(), y.into()]);
     let (x, y) = (&t[0], &t[1]);
     if x.dtype().is_float() {
         let m = lax::rem(x, y);
@@ -234,8 +234,8 @@ pub fn where_(
         Operand::Tensor(t) => lax::ne(t, &scalar_tensor(0.0, t.dtype())),
         Operand::Scalar(v, _) => scalar_tensor(*v, DType::Bool),
     };
-    let xy = promote(&[x.into(), y.into()]);
-    let mut all = promote_shapes(vec![c, xy[0].clone(), xy[1].clone()]);
+    let xy = promote("where", &[x.into(), y.into()]);
+    let mut all = promote_shapes("where", vec![c, xy[0].clone(), xy[1].clone()]);
     let shape = all
         .iter()
         .map(|t| t.shape().to_vec())

@@ -369,29 +369,30 @@ pub(crate) fn index(x: &Tensor, idx: Vec<IndexItem>) -> Tensor {
     let adv: Vec<usize> = (0..items.len())
         .filter(|&d| matches!(items[d], IndexItem::Array(_) | IndexItem::Int(_)))
         .collect();
-    let arrays: Vec<Tensor> = adv
-        .iter()
-        .map(|&d| match &items[d] {
+    // Loops and matches, not closures, so that errors name the caller's line.
+    let mut arrays: Vec<Tensor> = Vec::with_capacity(adv.len());
+    for &d in &adv {
+        arrays.push(match &items[d] {
             IndexItem::Array(t) => normalize_index(t, dims[d]),
             IndexItem::Int(i) => scalar_tensor(i.rem_euclid(dims[d] as isize) as f64, DType::I32),
             _ => unreachable!("advanced items only"),
-        })
-        .collect();
+        });
+    }
     // Broadcast the index arrays to one shape, as `jnp.broadcast_arrays` does.
     let bshape = arrays
         .iter()
         .map(|t| t.shape().to_vec())
-        .try_fold(Vec::new(), |a, b| numpy_broadcast(&a, &b))
-        .unwrap_or_else(|| {
-            let shapes: Vec<String> = arrays.iter().map(|t| format!("{:?}", t.shape())).collect();
-            fail(
-                x,
-                format!(
-                    "index arrays of shapes {} cannot be broadcast together",
-                    shapes.join(", ")
-                ),
-            )
-        });
+        .try_fold(Vec::new(), |a, b| numpy_broadcast(&a, &b));
+    let Some(bshape) = bshape else {
+        let shapes: Vec<String> = arrays.iter().map(|t| format!("{:?}", t.shape())).collect();
+        fail(
+            x,
+            format!(
+                "index arrays of shapes {} cannot be broadcast together",
+                shapes.join(", ")
+            ),
+        )
+    };
     let nb = bshape.len();
     let arrays: Vec<Tensor> = arrays
         .into_iter()

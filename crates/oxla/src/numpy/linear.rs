@@ -27,7 +27,14 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
     let t = promote_dtypes(&[a.into(), b.into()]);
     let (a, b) = (&t[0], &t[1]);
     let (na, nb) = (a.ndim(), b.ndim());
-    assert!(na > 0 && nb > 0, "matmul: operands must not be scalars");
+    if na == 0 || nb == 0 {
+        panic!(
+            "matmul: operands must not be scalars, got shapes {:?} and {:?}\n  at {}",
+            a.shape(),
+            b.shape(),
+            std::panic::Location::caller()
+        );
+    }
     let pref = Some(a.dtype());
     let ka = a.shape()[na - 1];
     let kb = if nb == 1 {

@@ -132,11 +132,12 @@ pub fn result_type(ops: &[Operand]) -> DType {
     }
 }
 
-/// Operands promoted to one dtype and to one rank, as JAX's `promote_args` does.
+/// Operands promoted to one dtype and to one rank, as JAX's `promote_args` does; `what`
+/// (the numpy function) names a broadcasting error.
 #[track_caller]
-pub(crate) fn promote(ops: &[Operand]) -> Vec<Tensor> {
+pub(crate) fn promote(what: &str, ops: &[Operand]) -> Vec<Tensor> {
     let dtype = result_type(ops);
-    promote_to(ops, dtype)
+    promote_to(what, ops, dtype)
 }
 
 /// Operands converted to the dtype they promote to, shapes untouched.
@@ -148,15 +149,16 @@ pub(crate) fn promote_dtypes(ops: &[Operand]) -> Vec<Tensor> {
 
 /// Operands converted to `dtype` and brought to one rank.
 #[track_caller]
-pub(crate) fn promote_to(ops: &[Operand], dtype: DType) -> Vec<Tensor> {
+pub(crate) fn promote_to(what: &str, ops: &[Operand], dtype: DType) -> Vec<Tensor> {
     let ts: Vec<Tensor> = ops.iter().map(|o| o.to_tensor(dtype)).collect();
-    promote_shapes(ts)
+    promote_shapes(what, ts)
 }
 
 /// Tensors brought to one rank by prepending size-1 dimensions, unless lax's own rules
-/// (rank-0 operands, equal ranks) already cover them; mismatched sizes panic as numpy does.
+/// (rank-0 operands, equal ranks) already cover them; mismatched sizes panic as numpy does,
+/// naming the numpy function `what`, the operands' avals and the caller's line.
 #[track_caller]
-pub(crate) fn promote_shapes(ts: Vec<Tensor>) -> Vec<Tensor> {
+pub(crate) fn promote_shapes(what: &str, ts: Vec<Tensor>) -> Vec<Tensor> {
     let shapes: Vec<&[usize]> = ts.iter().map(|t| t.shape()).collect();
     let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
     for d in 0..rank {
@@ -167,9 +169,9 @@ pub(crate) fn promote_shapes(ts: Vec<Tensor>) -> Vec<Tensor> {
             .filter(|&n| n != 1)
             .collect();
         if sizes.windows(2).any(|w| w[0] != w[1]) {
-            let all: Vec<String> = ts.iter().map(|t| format!("{:?}", t.shape())).collect();
+            let all: Vec<String> = ts.iter().map(|t| t.aval().to_string()).collect();
             panic!(
-                "shapes {} cannot be broadcast together (numpy broadcasting)\n  at {}",
+                "{what}: shapes {} cannot be broadcast together (numpy broadcasting)\n  at {}",
                 all.join(", "),
                 std::panic::Location::caller()
             );

@@ -1,4 +1,4 @@
-//! Reductions: `sum`, `mean`, `max`, `min` (with `_keepdims` forms), `argmax`, `argmin`,
+//! Reductions: `sum`, `mean`, `max`, `min`, `prod` (with `_keepdims` forms), `argmax`, `argmin`,
 //! `all`, `any`, `cumsum`, `sort`, `isclose`, `allclose`.
 
 use super::shape::axis;
@@ -53,10 +53,16 @@ impl Axes for &[isize] {
 
 #[track_caller]
 fn resolve(x: &Tensor, axes: &dyn Axes, what: &str) -> Vec<usize> {
-    let mut v: Vec<usize> = match axes.axes() {
-        None => (0..x.ndim()).collect(),
-        Some(a) => a.iter().map(|&d| axis(d, x.ndim(), what)).collect(),
-    };
+    let mut v: Vec<usize> = Vec::new();
+    match axes.axes() {
+        None => v.extend(0..x.ndim()),
+        // A loop, not a closure, so that `axis` sees the caller's line.
+        Some(a) => {
+            for d in a {
+                v.push(axis(d, x.ndim(), what));
+            }
+        }
+    }
     v.sort_unstable();
     let n = v.len();
     v.dedup();
@@ -124,6 +130,8 @@ reduction!(
     max, max_keepdims => Max,
     /// Minimum over `axes` (NaN propagates).
     min, min_keepdims => Min,
+    /// Product over `axes` (bools count as `i32`).
+    prod, prod_keepdims => Prod,
 );
 
 /// Whether every element over `axes` is true (nonzero).
@@ -247,7 +255,7 @@ pub fn sort(x: &Tensor, at: Option<isize>) -> Tensor {
 #[track_caller]
 pub fn isclose(a: &Tensor, b: &Tensor, rtol: f64, atol: f64) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote(&[a.into(), b.into()]);
+    let t = promote("isclose", &[a.into(), b.into()]);
     let (a, b) = (inexact(&t[0]), inexact(&t[1]));
     let d = a.dtype();
     let close = lax::le(

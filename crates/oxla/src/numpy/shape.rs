@@ -71,10 +71,16 @@ pub fn ravel(x: &Tensor) -> Tensor {
 pub fn transpose(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
     let _line = crate::core::user_line();
     let n = x.ndim();
-    let perm: Vec<usize> = match axes {
-        None => (0..n).rev().collect(),
-        Some(a) => a.iter().map(|&d| axis(d, n, "transpose")).collect(),
-    };
+    let mut perm: Vec<usize> = Vec::new();
+    match axes {
+        None => perm.extend((0..n).rev()),
+        // A loop, not a closure, so that `axis` sees the caller's line.
+        Some(a) => {
+            for &d in a {
+                perm.push(axis(d, n, "transpose"));
+            }
+        }
+    }
     if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == n {
         return x.clone();
     }
@@ -85,10 +91,16 @@ pub fn transpose(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
 #[track_caller]
 pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
     let _line = crate::core::user_line();
-    let dims: Vec<usize> = match axes {
-        None => (0..x.ndim()).filter(|&d| x.shape()[d] == 1).collect(),
-        Some(a) => a.iter().map(|&d| axis(d, x.ndim(), "squeeze")).collect(),
-    };
+    let mut dims: Vec<usize> = Vec::new();
+    match axes {
+        None => dims.extend((0..x.ndim()).filter(|&d| x.shape()[d] == 1)),
+        // A loop, not a closure, so that `axis` sees the caller's line.
+        Some(a) => {
+            for &d in a {
+                dims.push(axis(d, x.ndim(), "squeeze"));
+            }
+        }
+    }
     if dims.is_empty() {
         return x.clone();
     }

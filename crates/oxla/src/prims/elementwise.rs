@@ -162,9 +162,10 @@ impl BinaryOp {
     fn class(self) -> Class {
         use BinaryOp::*;
         match self {
-            Add | Sub | Mul | Div | Rem | Max | Min | Lt | Le | Gt | Ge => Class::Numeric,
+            Add | Sub | Mul | Div | Rem => Class::Numeric,
             Pow | Nextafter => Class::Float,
-            Eq | Ne => Class::Any,
+            // As in JAX: bools are ordered (false < true), and max/min take any dtype.
+            Max | Min | Eq | Ne | Lt | Le | Gt | Ge => Class::Any,
             And | Or | Xor => Class::IntOrBool,
             ShiftLeft | ShiftRightLogical => Class::Int,
         }
@@ -229,10 +230,16 @@ pub(crate) fn broadcast_shapes(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
         .collect()
 }
 
-pub(super) fn integer_pow_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(super) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     if !inputs[0].dtype.is_numeric() {
         return Err(format!("requires a numeric operand, got {}", inputs[0]));
+    }
+    if y < 0 && inputs[0].dtype.is_int() {
+        return Err(format!(
+            "integers cannot be raised to negative powers, got {} to the power {y}",
+            inputs[0]
+        ));
     }
     Ok(vec![inputs[0].clone()])
 }
@@ -663,6 +670,8 @@ pub(super) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
         Mul => num_zip!(Num::mul),
         Div => num_zip!(Num::div),
         Rem => num_zip!(Num::rem),
+        Max if a.dtype() == DType::Bool => bits_zip!(Bits::or),
+        Min if a.dtype() == DType::Bool => bits_zip!(Bits::and),
         Max => num_zip!(Num::max),
         Min => num_zip!(Num::min),
         Pow => with_dtype!(a.dtype(), T, [F32, F64], zip::<T, T>(a, b, Float::powf)),

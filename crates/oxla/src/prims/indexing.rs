@@ -91,10 +91,17 @@ impl fmt::Display for ScatterDims {
 }
 
 fn scalar_indices(idx: &[Aval]) -> Result<(), String> {
-    match idx.iter().find(|a| a.ndim() != 0 || !a.dtype.is_int()) {
-        Some(a) => Err(format!("start indices must be integer scalars, got {a}")),
-        None => Ok(()),
+    if let Some(a) = idx.iter().find(|a| a.ndim() != 0 || !a.dtype.is_int()) {
+        return Err(format!("start indices must be integer scalars, got {a}"));
     }
+    // As in JAX: one index dtype for all dimensions.
+    if let Some(a) = idx.iter().find(|a| a.dtype != idx[0].dtype) {
+        return Err(format!(
+            "start indices must share one dtype, got {} and {a}",
+            idx[0]
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn dynamic_slice_rule(sizes: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {

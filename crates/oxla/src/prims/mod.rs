@@ -328,7 +328,7 @@ impl Prim {
         match self {
             Prim::Unary(op) => elementwise::unary_rule(*op, inputs),
             Prim::Binary(op) => elementwise::binary_rule(*op, inputs),
-            Prim::IntegerPow { .. } => elementwise::integer_pow_rule(inputs),
+            Prim::IntegerPow { y } => elementwise::integer_pow_rule(*y, inputs),
             Prim::SelectN => elementwise::select_n_rule(inputs),
             Prim::ConvertElementType { new_dtype } => elementwise::convert_rule(*new_dtype, inputs),
             Prim::BitcastConvertType { new_dtype } => elementwise::bitcast_rule(*new_dtype, inputs),

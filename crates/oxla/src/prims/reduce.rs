@@ -76,6 +76,7 @@ pub(super) fn reduce_rule(
     check_axes(axes, x)?;
     let ok = match op {
         ReduceOp::And | ReduceOp::Or => x.dtype == DType::Bool,
+        ReduceOp::Max | ReduceOp::Min => true,
         _ => x.dtype.is_numeric(),
     };
     if !ok {
@@ -92,10 +93,16 @@ pub(super) fn arg_rule(
     arity(inputs, 1)?;
     let x = &inputs[0];
     check_axes(axes, x)?;
-    if axes.len() != 1 || !index_dtype.is_int() || !x.dtype.is_numeric() {
+    if axes.len() != 1 || !index_dtype.is_int() {
         return Err(format!(
-            "needs one axis, an integer index_dtype and a numeric operand; got axes {axes:?} \
+            "needs one axis and an integer index_dtype; got axes {axes:?} and {index_dtype} \
              for {x}"
+        ));
+    }
+    if x.shape[axes[0]] == 0 {
+        return Err(format!(
+            "requires a non-empty reduced dimension; axis {} of {x} is empty",
+            axes[0]
         ));
     }
     Ok(vec![Aval::new(index_dtype, &reduced_shape(&x.shape, axes))])
@@ -218,7 +225,7 @@ pub(super) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) 
             })
             .collect()
     }
-    let idx = with_dtype!(a.dtype(), T, [I32, U32, F32, F64], run::<T>(op, a, axis));
+    let idx = with_dtype!(a.dtype(), T, run::<T>(op, a, axis));
     let out = Array::from_vec(idx, &reduced_shape(a.shape(), &[axis]));
     super::elementwise::convert(&out, index_dtype)
 }

@@ -67,10 +67,6 @@ fn shifted(a: usize, bd: usize) -> usize {
     }
 }
 
-fn per_example_rank(x: &Tensor, d: Option<usize>) -> usize {
-    x.ndim() - d.is_some() as usize
-}
-
 /// Elementwise primitives: operands of one per-example rank (or rank 0) combine with lax's
 /// size-1 broadcasting, so an unmapped operand only gains a size-1 axis.
 fn elementwise(prim: &Prim, args: &[Tensor], dims: &[Option<usize>]) -> Batched {
@@ -89,32 +85,35 @@ fn elementwise(prim: &Prim, args: &[Tensor], dims: &[Option<usize>]) -> Batched 
         let k = outs.len();
         return (outs, vec![Some(mapped[0].0); k]);
     }
-    let rank = args
-        .iter()
-        .zip(dims)
-        .map(|(x, d)| per_example_rank(x, *d))
-        .max()
-        .unwrap_or(0);
-    let moved: Vec<Tensor> = args
+    // As JAX's `broadcast_batcher`: first every operand of rank > 0 gets its mapped axis in
+    // front (an unmapped one a size-1 axis there), then mapped operands of lower rank gain
+    // trailing size-1 axes.
+    let fronted: Vec<Tensor> = args
         .iter()
         .zip(dims)
         .map(|(x, d)| match d {
-            Some(d) => {
-                let x = moveaxis(x, *d, 0);
-                if x.ndim() - 1 < rank {
-                    let mut shape = vec![1; rank + 1];
-                    shape[0] = x.shape()[0];
-                    lax::broadcast_in_dim(&x, &shape, &[0])
-                } else {
-                    x
-                }
-            }
+            Some(d) => moveaxis(x, *d, 0),
             None if x.ndim() == 0 => x.clone(),
             None => {
                 let mut shape = vec![1];
                 shape.extend_from_slice(x.shape());
                 let dims: Vec<usize> = (1..shape.len()).collect();
                 lax::broadcast_in_dim(x, &shape, &dims)
+            }
+        })
+        .collect();
+    let rank = fronted.iter().map(Tensor::ndim).max().unwrap_or(0);
+    let moved: Vec<Tensor> = fronted
+        .into_iter()
+        .zip(dims)
+        .map(|(x, d)| {
+            if d.is_some() && x.ndim() < rank {
+                let mut shape = x.shape().to_vec();
+                shape.resize(rank, 1);
+                let dims: Vec<usize> = (0..x.ndim()).collect();
+                lax::broadcast_in_dim(&x, &shape, &dims)
+            } else {
+                x
             }
         })
         .collect();
@@ -168,7 +167,8 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         | Prim::IntegerPow { .. }
         | Prim::ConvertElementType { .. }
         | Prim::BitcastConvertType { .. } => elementwise(prim, args, dims),
-        Prim::SelectN | Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
+        Prim::SelectN => select_n(args, dims, n),
+        Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
         Prim::BroadcastInDim {
             shape,
@@ -188,10 +188,11 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
             one(lax::reshape(&x, &s), 0)
         }
         Prim::Transpose { permutation } => {
-            let x = front(x, bd, n);
-            let mut p = vec![0];
-            p.extend(permutation.iter().map(|&k| k + 1));
-            one(lax::transpose(&x, &p), 0)
+            // One transpose that also brings the mapped axis to the front.
+            let b = bd.expect("operand mapped");
+            let mut p = vec![b];
+            p.extend(permutation.iter().map(|&k| shifted(k, b)));
+            one(lax::transpose(x, &p), 0)
         }
         Prim::Rev { dimensions } => {
             let b = bd.expect("operand mapped");
@@ -311,60 +312,116 @@ fn dot_general(
     batch: &(Vec<usize>, Vec<usize>),
     preferred: Option<DType>,
 ) -> Batched {
+    // As JAX: the mapped axes stay where they are. Both mapped, they become the leading
+    // batch dimension; one mapped, its axis is a free dimension of that side.
     let (l, r) = (&args[0], &args[1]);
-    let up = |v: &[usize]| v.iter().map(|&k| k + 1).collect::<Vec<usize>>();
-    match (dims[0], dims[1]) {
-        (Some(a), Some(b)) => {
-            let (l, r) = (moveaxis(l, a, 0), moveaxis(r, b, 0));
-            let lb: Vec<usize> = std::iter::once(0).chain(up(&batch.0)).collect();
-            let rb: Vec<usize> = std::iter::once(0).chain(up(&batch.1)).collect();
-            let out = lax::dot_general(
-                &l,
-                &r,
-                (&up(&contracting.0), &up(&contracting.1)),
-                (&lb, &rb),
-                preferred,
-            );
-            one(out, 0)
-        }
-        (Some(a), None) => {
-            let l = moveaxis(l, a, 0);
-            let out = lax::dot_general(
-                &l,
-                r,
-                (&up(&contracting.0), &contracting.1),
-                (&up(&batch.0), &batch.1),
-                preferred,
-            );
-            one(out, batch.0.len())
-        }
-        (None, Some(b)) => {
-            let r = moveaxis(r, b, 0);
-            let out = lax::dot_general(
-                l,
-                &r,
-                (&contracting.0, &up(&contracting.1)),
-                (&batch.0, &up(&batch.1)),
-                preferred,
-            );
-            let lfree = l.ndim() - contracting.0.len() - batch.0.len();
-            one(out, batch.0.len() + lfree)
-        }
+    let bump = |v: &[usize], b: usize| v.iter().map(|&k| shifted(k, b)).collect::<Vec<_>>();
+    let free_before = |rank: usize, b: usize, batch: &[usize], contract: &[usize]| {
+        (0..b)
+            .filter(|k| k < &rank && !batch.contains(k) && !contract.contains(k))
+            .count()
+    };
+    let (lc, rc, lb, rb, out) = match (dims[0], dims[1]) {
+        (Some(a), Some(b)) => (
+            bump(&contracting.0, a),
+            bump(&contracting.1, b),
+            std::iter::once(a).chain(bump(&batch.0, a)).collect(),
+            std::iter::once(b).chain(bump(&batch.1, b)).collect(),
+            0,
+        ),
+        (Some(a), None) => (
+            bump(&contracting.0, a),
+            contracting.1.clone(),
+            bump(&batch.0, a),
+            batch.1.clone(),
+            batch.0.len() + free_before(l.ndim() - 1, a, &batch.0, &contracting.0),
+        ),
+        (None, Some(b)) => (
+            contracting.0.clone(),
+            bump(&contracting.1, b),
+            batch.0.clone(),
+            bump(&batch.1, b),
+            l.ndim() - contracting.0.len() + free_before(r.ndim() - 1, b, &batch.1, &contracting.1),
+        ),
         (None, None) => unreachable!("an operand is mapped"),
-    }
+    };
+    one(
+        lax::dot_general(l, r, (&lc, &rc), (&lb, &rb), preferred),
+        out,
+    )
 }
 
-/// Per-example scalar start indices, mapped or not, stacked into `i32[n, k]`.
+/// `select_n` as JAX batches it: with the predicate and the cases mapped alike, or an
+/// unmapped scalar predicate, no axis moves; otherwise everything is brought to the front.
+fn select_n(args: &[Tensor], dims: &[Option<usize>], n: usize) -> Batched {
+    let bind = |which: &Tensor, cases: &[Tensor]| lax::select_n(which, cases);
+    let (which, cases) = (&args[0], &args[1..]);
+    let (wd, cds) = (dims[0], &dims[1..]);
+    if cds.iter().all(|&d| d == wd) {
+        let which = if which.shape() == cases[0].shape() {
+            which.clone()
+        } else {
+            // A per-example scalar predicate with array cases.
+            let b = wd.expect("a mapped operand");
+            lax::broadcast_in_dim(which, cases[0].shape(), &[b])
+        };
+        return one(bind(&which, cases), wd.expect("a mapped operand"));
+    }
+    if which.ndim() == 0 && cds.iter().all(Option::is_some) {
+        let b = cds[0].expect("mapped");
+        if cds.iter().all(|&d| d == Some(b)) {
+            return one(bind(which, cases), b);
+        }
+        if cases.iter().all(|c| c.shape() == cases[0].shape()) {
+            let moved: Vec<Tensor> = cases
+                .iter()
+                .zip(cds)
+                .map(|(c, d)| moveaxis(c, d.expect("mapped"), b))
+                .collect();
+            return one(bind(which, &moved), b);
+        }
+    }
+    let mut which = if which.ndim() > 0 {
+        front(which, wd, n)
+    } else {
+        which.clone()
+    };
+    let mut cases: Vec<Tensor> = if cases.iter().all(|c| c.ndim() == 0) {
+        cases.to_vec()
+    } else {
+        cases
+            .iter()
+            .zip(cds)
+            .map(|(c, d)| front(c, *d, n))
+            .collect()
+    };
+    if which.ndim() > 0 && which.ndim() < cases[0].ndim() {
+        which = lax::broadcast_in_dim(&which, cases[0].shape(), &[0]);
+    }
+    if which.ndim() > cases[0].ndim() {
+        cases = cases
+            .iter()
+            .map(|c| lax::broadcast_in_dim(c, which.shape(), &[]))
+            .collect();
+    }
+    one(bind(&which, &cases), 0)
+}
+
+/// Per-example scalar start indices, mapped or not, stacked into `i32[n, k]` (as JAX's
+/// `_batch_dynamic_slice_indices`: one `broadcast_in_dim` each, no concatenate of one).
 fn stacked_indices(idx: &[Tensor], dims: &[Option<usize>], n: usize) -> Tensor {
     let cols: Vec<Tensor> = idx
         .iter()
         .zip(dims)
         .map(|(i, d)| {
             let i = crate::numpy::astype(i, DType::I32);
-            let i = front_full(&i, *d, n, &[]);
-            lax::broadcast_in_dim(&i, &[n, 1], &[0])
+            let at: &[usize] = if d.is_some() { &[0] } else { &[] };
+            lax::broadcast_in_dim(&i, &[n, 1], at)
         })
         .collect();
+    if cols.len() == 1 {
+        return cols.into_iter().next().expect("one column");
+    }
     lax::concatenate(&cols, 1)
 }
 
