@@ -525,8 +525,6 @@ fn a_tracer_that_escaped_its_trace_is_an_error_eagerly() {
 }
 
 #[test]
-#[ignore = "known bug: a tracer of an ended trace is taken for a variable of a new trace at the same \
-            level (traces carry no identity), so this silently builds `add a a`"]
 fn a_tracer_that_escaped_its_trace_is_an_error_in_a_later_trace() {
     let mut leaked = None;
     make_jaxpr(
@@ -675,8 +673,6 @@ fn malformed_npy_files_are_errors() {
 }
 
 #[test]
-#[ignore = "known bug: a shape whose element count overflows u64 panics inside npyz (debug \
-            builds) or wraps to a wrong count (release builds)"]
 fn an_npy_shape_whose_size_overflows_is_an_error() {
     let h =
         header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 2), }");

@@ -27,8 +27,13 @@ impl Array {
     }
 
     /// Reads an array in `.npy` format from any reader.
-    pub fn read_npy_from(reader: impl Read) -> Result<Array> {
-        let npy = NpyFile::new(reader).map_err(|e| Error::Npy(e.to_string()))?;
+    pub fn read_npy_from(mut reader: impl Read) -> Result<Array> {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Npy(e.to_string()))?;
+        check_shape_fits(&bytes)?;
+        let npy = NpyFile::new(bytes.as_slice()).map_err(|e| Error::Npy(e.to_string()))?;
         if npy.order() == Order::Fortran && npy.shape().len() > 1 {
             return Err(Error::Npy(
                 "Fortran-ordered arrays are not supported".into(),
@@ -102,6 +107,39 @@ impl Array {
         };
         r.map_err(|e| Error::Npy(e.to_string()))
     }
+}
+
+/// Rejects a header whose shape has more elements than memory can address, before the
+/// npy parser multiplies the dimensions.
+fn check_shape_fits(bytes: &[u8]) -> Result<()> {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let Some(start) = text.find("'shape'") else {
+        return Ok(());
+    };
+    let rest = &text[start..];
+    let (Some(open), Some(close)) = (rest.find('('), rest.find(')')) else {
+        return Ok(());
+    };
+    if close < open {
+        return Ok(());
+    }
+    let mut total: u64 = 1;
+    for part in rest[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        let d: u64 = part
+            .parse()
+            .map_err(|_| Error::Npy(format!("bad dimension {part:?} in the header")))?;
+        total = total
+            .checked_mul(d)
+            .filter(|&t| t <= isize::MAX as u64)
+            .ok_or_else(|| {
+                Error::Npy(format!("shape ({}) is too large", &rest[open + 1..close]))
+            })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

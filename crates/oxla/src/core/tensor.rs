@@ -6,9 +6,10 @@ use super::aval::Aval;
 use super::jaxpr::Var;
 use crate::array::{Array, DType, Elem};
 
-/// A traced value: a variable of the trace at `level`.
+/// A traced value: a variable of the trace `trace` (unique per trace), at nesting `level`.
 #[derive(Clone, Debug)]
 pub(crate) struct Tracer {
+    pub(crate) trace: u64,
     pub(crate) level: usize,
     pub(crate) var: Var,
 }

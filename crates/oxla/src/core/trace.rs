@@ -19,6 +19,8 @@ use crate::tree::Tree;
 
 /// One open staging trace.
 struct Builder {
+    /// Unique identity of this trace.
+    id: u64,
     level: usize,
     next_id: u32,
     eqns: Vec<Eqn>,
@@ -45,16 +47,15 @@ impl Builder {
         v
     }
 
-    /// The operand an input becomes in this trace.
-    fn atom(&mut self, t: &Tensor) -> Atom {
+    /// The operand an input becomes in this trace; `open` lists the traces still open.
+    fn atom(&mut self, t: &Tensor, open: &[u64]) -> Atom {
         let key = match &t.repr {
-            Repr::Tracer(tr) if tr.level == self.level => return Atom::Var(tr.var.clone()),
-            Repr::Tracer(tr) if tr.level > self.level => {
-                panic!(
-                    "a tracer of an inner trace leaked out of it (level {})",
-                    tr.level
-                )
-            }
+            Repr::Tracer(tr) if tr.trace == self.id => return Atom::Var(tr.var.clone()),
+            Repr::Tracer(tr) if !open.contains(&tr.trace) => panic!(
+                "a tracer of aval {} escaped from the trace that made it (make_jaxpr, vmap, \
+                 grad or jit): it has no value outside that function; return it instead",
+                tr.var.aval
+            ),
             Repr::Tracer(tr) => ConstKey::Tracer(tr.level, tr.var.id),
             Repr::Array(a) if a.ndim() == 0 => return Atom::Lit(a.clone()),
             Repr::Array(a) => ConstKey::Array(
@@ -161,14 +162,17 @@ fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>)
                 debug_assert!(outs.iter().zip(&out_avals).all(|(o, a)| aval_of(o) == *a));
                 outs.into_iter().map(Tensor::from).collect()
             }
-            Some(b) => {
-                let atoms: Vec<Atom> = inputs.iter().map(|t| b.atom(t)).collect();
+            Some(_) => {
+                let open: Vec<u64> = stack.iter().map(|b| b.id).collect();
+                let b = stack.last_mut().expect("a trace is open");
+                let atoms: Vec<Atom> = inputs.iter().map(|t| b.atom(t, &open)).collect();
                 let outputs: Vec<Var> = out_avals.into_iter().map(|a| b.fresh(a)).collect();
-                let level = b.level;
+                let (level, trace) = (b.level, b.id);
                 let tracers = outputs
                     .iter()
                     .map(|v| {
                         Tensor::from_tracer(Tracer {
+                            trace,
                             level,
                             var: v.clone(),
                         })
@@ -207,10 +211,12 @@ pub fn trace_avals<A: Tree, O: Tree>(
     args: &A,
     in_avals: &[Aval],
 ) -> (ClosedJaxpr, O) {
-    let (level, invars) = TRACES.with(|t| {
+    let (level, invars, id) = TRACES.with(|t| {
         let mut stack = t.borrow_mut();
         let level = stack.len() + 1;
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let mut b = Builder {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             level,
             next_id: 0,
             eqns: Vec::new(),
@@ -219,7 +225,7 @@ pub fn trace_avals<A: Tree, O: Tree>(
         };
         let invars: Vec<Var> = in_avals.iter().map(|a| b.fresh(a.clone())).collect();
         stack.push(b);
-        (level, invars)
+        (level, invars, stack.last().expect("just pushed").id)
     });
     // Pops the trace even if `f` panics, so a caught panic leaves the interpreter usable.
     struct Pop(usize);
@@ -238,6 +244,7 @@ pub fn trace_avals<A: Tree, O: Tree>(
         .iter()
         .map(|v| {
             Tensor::from_tracer(Tracer {
+                trace: id,
                 level,
                 var: v.clone(),
             })
@@ -251,7 +258,12 @@ pub fn trace_avals<A: Tree, O: Tree>(
     let b = TRACES.with(|t| {
         let mut stack = t.borrow_mut();
         let mut b = stack.pop().expect("trace stack underflow");
-        let outvars = out_leaves.iter().map(|o| b.atom(o)).collect::<Vec<_>>();
+        let mut open: Vec<u64> = stack.iter().map(|b| b.id).collect();
+        open.push(b.id);
+        let outvars = out_leaves
+            .iter()
+            .map(|o| b.atom(o, &open))
+            .collect::<Vec<_>>();
         (b, outvars)
     });
     std::mem::forget(guard);
