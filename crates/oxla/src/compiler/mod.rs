@@ -6,6 +6,8 @@
 //! `make_jaxpr`), it traces `f` into that trace instead, so the outermost `jit` compiles the
 //! whole program.
 
+mod fuse;
+mod kernel;
 mod plan;
 mod simplify;
 
@@ -103,10 +105,12 @@ impl<O: Tree> Lowered<O> {
     /// Simplifies and plans the program.
     pub fn compile(self) -> Result<Compiled<O>> {
         let jaxpr = simplify::simplify(self.jaxpr);
-        let plan = plan::plan(&jaxpr);
+        let steps = fuse::fuse(&jaxpr);
+        let plan = plan::plan(&jaxpr, &steps);
         Ok(Compiled {
             exe: Executable {
                 jaxpr,
+                steps,
                 plan,
                 in_avals: self.in_avals,
                 out: self.out.def(),
@@ -119,10 +123,24 @@ impl<O: Tree> Lowered<O> {
 /// The compiled program behind a [`Compiled`] and the jit cache.
 struct Executable {
     jaxpr: ClosedJaxpr,
+    steps: Vec<fuse::Step>,
     plan: plan::Plan,
     in_avals: Vec<Aval>,
     /// The structure of the outputs.
     out: TreeDef,
+}
+
+/// One step of a compiled program, as the fusion inspector reports it.
+#[derive(Clone, Debug)]
+pub struct FusedStep {
+    /// The value the step materialises.
+    pub output: Aval,
+    /// The primitives it computes (the root first); one for a step that runs alone.
+    pub primitives: Vec<&'static str>,
+    /// The materialised values a fused kernel reads.
+    pub inputs: Vec<Aval>,
+    /// Whether the step is a fused loop-nest kernel.
+    pub fused: bool,
 }
 
 /// A compiled program with its memory plan.
@@ -148,6 +166,29 @@ impl<O> Compiled<O> {
     /// The simplified jaxpr that runs.
     pub fn jaxpr(&self) -> &ClosedJaxpr {
         &self.exe.jaxpr
+    }
+
+    /// What was fused: one entry per step of the program, in order.
+    pub fn fusion(&self) -> Vec<FusedStep> {
+        let j = &self.exe.jaxpr.jaxpr;
+        self.exe
+            .steps
+            .iter()
+            .map(|s| match s {
+                fuse::Step::Prim(i) => FusedStep {
+                    output: j.eqns[*i].outputs[0].aval.clone(),
+                    primitives: vec![j.eqns[*i].prim.name()],
+                    inputs: vec![],
+                    fused: false,
+                },
+                fuse::Step::Kernel(k) => FusedStep {
+                    output: k.out.aval.clone(),
+                    primitives: k.eqns.iter().map(|&i| j.eqns[i].prim.name()).collect(),
+                    inputs: k.inputs.iter().map(|v| v.aval.clone()).collect(),
+                    fused: true,
+                },
+            })
+            .collect()
     }
 }
 
@@ -190,16 +231,27 @@ impl Executable {
             Atom::Var(v) => env[&v.id].clone(),
             Atom::Lit(l) => l.clone(),
         };
-        for (e, frees) in j.eqns.iter().zip(&self.plan.frees) {
-            let ins: Vec<Tensor> = e
-                .inputs
-                .iter()
-                .map(|a| Tensor::new(read(&env, a)))
-                .collect();
-            let outs = bind(e.prim.clone(), &ins, e.source);
-            drop(ins);
-            for (v, t) in e.outputs.iter().zip(outs) {
-                env.insert(v.id, t.array().clone());
+        for (step, frees) in self.steps.iter().zip(&self.plan.frees) {
+            match step {
+                fuse::Step::Prim(i) => {
+                    let e = &j.eqns[*i];
+                    let ins: Vec<Tensor> = e
+                        .inputs
+                        .iter()
+                        .map(|a| Tensor::new(read(&env, a)))
+                        .collect();
+                    let outs = bind(e.prim.clone(), &ins, e.source);
+                    drop(ins);
+                    for (v, t) in e.outputs.iter().zip(outs) {
+                        env.insert(v.id, t.array().clone());
+                    }
+                }
+                fuse::Step::Kernel(k) => {
+                    let ins: Vec<Array> = k.inputs.iter().map(|v| env[&v.id].clone()).collect();
+                    let out = kernel::run(k, &ins);
+                    drop(ins);
+                    env.insert(k.out.id, out);
+                }
             }
             for id in frees {
                 env.remove(id);

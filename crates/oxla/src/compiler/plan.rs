@@ -1,11 +1,14 @@
 //! The memory plan: every value's last use is data in the plan, so the live bytes at each
 //! step — and so the peak — are known before anything runs.
 //!
-//! Values are freed right after their last use; results of `reshape` and `squeeze` share
-//! their operand's buffer and extend its life instead of taking bytes of their own.
+//! The plan is over the program's steps (fused kernels and primitives run alone), so values
+//! kept inside a kernel take no memory at all. Values are freed right after their last
+//! use; results of `reshape` and `squeeze` share their operand's buffer and extend its
+//! life instead of taking bytes of their own.
 
 use std::collections::HashMap;
 
+use super::fuse::Step;
 use crate::core::{Atom, ClosedJaxpr};
 use crate::memory::{BufferInfo, BufferKind, MemoryAnalysis};
 use crate::prims::Prim;
@@ -13,7 +16,7 @@ use crate::prims::Prim;
 /// The lifetime facts the executor follows.
 #[derive(Debug)]
 pub(crate) struct Plan {
-    /// For each equation, the variables whose last use it is (freed after it runs).
+    /// For each step, the variables whose last use it is (freed after it runs).
     pub(crate) frees: Vec<Vec<u32>>,
     /// The report.
     pub(crate) analysis: MemoryAnalysis,
@@ -30,9 +33,9 @@ fn owner(aliases: &HashMap<u32, u32>, mut id: u32) -> u32 {
     id
 }
 
-pub(crate) fn plan(cj: &ClosedJaxpr) -> Plan {
+pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     let j = &cj.jaxpr;
-    let n = j.eqns.len();
+    let n = steps.len();
     let end = n; // "used by the caller": past the last equation
     let mut aliases: HashMap<u32, u32> = HashMap::new();
     let mut info: HashMap<u32, BufferInfo> = HashMap::new();
@@ -56,28 +59,30 @@ pub(crate) fn plan(cj: &ClosedJaxpr) -> Plan {
         born.insert(v.id, 0);
         last.insert(v.id, end);
     }
-    for (i, e) in j.eqns.iter().enumerate() {
-        for a in &e.inputs {
-            if let Atom::Var(v) = a {
-                let o = owner(&aliases, v.id);
-                let l = last.entry(o).or_insert(i);
-                *l = (*l).max(i);
-            }
+    for (i, step) in steps.iter().enumerate() {
+        for id in step.reads(cj) {
+            let o = owner(&aliases, id);
+            let l = last.entry(o).or_insert(i);
+            *l = (*l).max(i);
         }
-        let view = matches!(e.prim, Prim::Reshape { .. } | Prim::Squeeze { .. });
-        for o in &e.outputs {
-            match (&e.inputs[..], view) {
-                ([Atom::Var(src), ..], true) => {
+        let (prim, source, view, input) = match step {
+            Step::Prim(e) => {
+                let e = &j.eqns[*e];
+                let view = matches!(e.prim, Prim::Reshape { .. } | Prim::Squeeze { .. });
+                (e.prim.name(), e.source, view, e.inputs.first())
+            }
+            Step::Kernel(k) => {
+                let root = &j.eqns[k.eqns[0]];
+                (root.prim.name(), k.source, false, None)
+            }
+        };
+        for o in step.writes(cj) {
+            match (input, view) {
+                (Some(Atom::Var(src)), true) => {
                     aliases.insert(o.id, owner(&aliases, src.id));
                 }
                 _ => {
-                    let b = buffer(
-                        &o.aval,
-                        BufferKind::Temporary,
-                        e.prim.name(),
-                        Some(i),
-                        Some(e.source),
-                    );
+                    let b = buffer(&o.aval, BufferKind::Temporary, prim, Some(i), Some(source));
                     info.insert(o.id, b);
                     born.insert(o.id, i);
                     last.insert(o.id, i);

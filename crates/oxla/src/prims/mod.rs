@@ -22,6 +22,7 @@ pub(crate) use elementwise::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use indexing::{GatherDims, GatherMode, ScatterDims};
 pub use reduce::{ArgOp, ReduceOp};
+pub(crate) use view::with_dtype;
 
 /// A primitive operation with its parameters.
 #[derive(Clone, Debug, PartialEq)]

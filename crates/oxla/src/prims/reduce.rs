@@ -183,15 +183,30 @@ impl Monoid for bool {
     }
 }
 
+/// Float sums of longer rows than this are pairwise (cascade) sums of halves, as numpy's
+/// are: the rounding error grows with `log(n)` instead of `n` (a sequential `f32` sum of
+/// 200,000 terms is off by about 2e-4 relative; XLA's is not). Shorter rows sum in order.
+const PAIRWISE_BLOCK: usize = 128;
+
+/// Combines `s` in order, or, for `pairwise`, by halves above [`PAIRWISE_BLOCK`].
+fn fold<T: Monoid>(op: ReduceOp, s: &[T], pairwise: bool) -> T {
+    if pairwise && s.len() > PAIRWISE_BLOCK {
+        let (lo, hi) = s.split_at(s.len() / 2);
+        T::combine(op, fold(op, lo, true), fold(op, hi, true))
+    } else {
+        s.iter()
+            .fold(T::identity(op), |acc, &v| T::combine(op, acc, v))
+    }
+}
+
 pub(super) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
     fn run<T: Monoid>(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
         let (p, row) = reduced_last(a, axes);
         let src = p.as_slice::<T>();
+        let pairwise = op == ReduceOp::Sum && a.dtype().is_float();
         new_array::<T>(&reduced_shape(a.shape(), axes), |out| {
             for (i, o) in out.iter_mut().enumerate() {
-                *o = src[i * row..(i + 1) * row]
-                    .iter()
-                    .fold(T::identity(op), |acc, &v| T::combine(op, acc, v));
+                *o = fold(op, &src[i * row..(i + 1) * row], pairwise);
             }
         })
     }

@@ -23,6 +23,7 @@ macro_rules! with_dtype {
     (@ty F32) => { f32 };
     (@ty F64) => { f64 };
 }
+pub(crate) use with_dtype;
 
 /// A new array of `shape` whose elements `fill` writes.
 pub(crate) fn new_array<T: Elem>(shape: &[usize], fill: impl FnOnce(&mut [T])) -> Array {

@@ -1,0 +1,62 @@
+//! Seed 004: how much memory a vmapped 3x3x3 neighbourhood gather takes, known before it
+//! runs; then both variants run.
+//!
+//! `cargo run --release --example vmap_memory -- --n 100`
+
+#[path = "seeds/mod.rs"]
+mod seeds;
+
+use std::time::Instant;
+
+use oxla::{jit, make_jaxpr, numpy as jnp, vmap, Tensor};
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().expect("a number"))
+}
+
+fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kib| kib / 1024)
+}
+
+fn main() -> oxla::Result<()> {
+    let n = arg("--n", 100);
+    let sites = n * n * n;
+    let ids = jnp::arange(sites as i32);
+    let lattice = jnp::ones(&[n, n, n, 19]);
+    for variant in [1, 2] {
+        let batched = move |(ids, v): (Tensor, Tensor)| -> Tensor {
+            vmap(move |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant))
+                .in_axes((0, None))
+                .call((ids, v))
+                .expect("traced")
+        };
+        if variant == 2 {
+            println!("# jaxpr of vmap(memory_test2, in_axes=(0, None)) at N = {n}");
+            println!("{}\n", make_jaxpr(batched, (ids.clone(), lattice.clone())));
+        }
+        let f = jit(batched);
+        let t = Instant::now();
+        let compiled = f.lower(&(ids.clone(), lattice.clone()))?.compile()?;
+        println!("# memory_test{variant}: compiled in {:.2?}", t.elapsed());
+        println!("{}\n", compiled.memory_analysis());
+        let t = Instant::now();
+        let r = compiled.call((ids.clone(), lattice.clone()))?;
+        let secs = t.elapsed();
+        let (lo, hi) = (r.min(None).item(), r.max(None).item());
+        println!(
+            "memory_test{variant}: {sites} sites in {secs:.2?}; every output between {lo} and {hi}; peak RSS {} MiB\n",
+            peak_rss_mib()
+        );
+    }
+    Ok(())
+}

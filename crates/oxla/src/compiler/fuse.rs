@@ -1,0 +1,685 @@
+//! Fusion: grouping equations into loop-nest kernels whose intermediates are never
+//! materialised.
+//!
+//! Elementwise operations, `broadcast_in_dim`, `transpose`, `slice`, `rev`, `pad`,
+//! `concatenate`, `iota`, `select_n` and `gather` become index arithmetic inside the kernel
+//! of the value that consumes them; a reduction fuses with its producer. A value is
+//! materialised only where it must be: arguments, constants and results, outputs of
+//! primitives that run on their own kernels (`dot_general`, `sort`, `scatter-add`, ...),
+//! reductions, operands that need a buffer (the operand of a gather or a reshape), and
+//! values whose fused expression is too large to recompute in every consumer.
+
+use std::collections::HashMap;
+use std::panic::Location;
+
+use crate::array::{strides_of, DType};
+use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
+use crate::prims::{GatherMode, Prim, ReduceOp};
+
+/// An affine function of the kernel's loop indices: `base + sum(coef[k] * loop[k])`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Affine {
+    pub(crate) base: i64,
+    pub(crate) coef: Vec<i64>,
+}
+
+impl Affine {
+    fn constant(v: i64, loops: usize) -> Affine {
+        Affine {
+            base: v,
+            coef: vec![0; loops],
+        }
+    }
+
+    fn loop_index(k: usize, loops: usize) -> Affine {
+        let mut a = Affine::constant(0, loops);
+        a.coef[k] = 1;
+        a
+    }
+
+    fn scale_add(&self, s: i64, c: i64) -> Affine {
+        Affine {
+            base: self.base * s + c,
+            coef: self.coef.iter().map(|&k| k * s).collect(),
+        }
+    }
+
+    fn add(&self, other: &Affine) -> Affine {
+        Affine {
+            base: self.base + other.base,
+            coef: self
+                .coef
+                .iter()
+                .zip(&other.coef)
+                .map(|(a, b)| a + b)
+                .collect(),
+        }
+    }
+
+    /// Loops the function depends on, as a bit mask.
+    pub(crate) fn deps(&self) -> u64 {
+        self.coef
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != 0)
+            .fold(0, |m, (k, _)| m | 1 << k)
+    }
+}
+
+/// Index of a node in its kernel.
+pub(crate) type NodeId = usize;
+
+/// One start index of a fused gather: the node computing it, the operand's stride along
+/// that dimension, and the largest start that keeps the window in bounds.
+#[derive(Clone, Debug)]
+pub(crate) struct Start {
+    pub(crate) node: NodeId,
+    pub(crate) stride: i64,
+    pub(crate) max: i64,
+}
+
+/// What a kernel node computes, per loop point.
+#[derive(Clone, Debug)]
+pub(crate) enum NodeOp {
+    /// A scalar literal.
+    Lit(crate::array::Array),
+    /// `buffer[offset]`; `clamp` keeps masked-off points in bounds.
+    Load {
+        slot: usize,
+        offset: Affine,
+        clamp: bool,
+    },
+    /// `buffer[sum(stride * clamp(start, 0, max)) + window]`.
+    Gather {
+        slot: usize,
+        starts: Vec<Start>,
+        window: Affine,
+    },
+    /// The loop-dependent integer `value`, converted to the node's dtype.
+    Iota { value: Affine },
+    /// Whether `lo <= value < hi`.
+    InRange { value: Affine, lo: i64, hi: i64 },
+    /// An elementwise primitive of other nodes.
+    Apply { prim: Prim, args: Vec<NodeId> },
+}
+
+/// A node and the loops its value depends on.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub(crate) op: NodeOp,
+    pub(crate) dtype: DType,
+    pub(crate) deps: u64,
+}
+
+/// A fused loop nest computing one materialised value.
+#[derive(Clone, Debug)]
+pub(crate) struct Kernel {
+    /// The value computed.
+    pub(crate) out: Var,
+    /// Extents of the loops: the output's dimensions, with the reduced ones for a reduction.
+    pub(crate) loops: Vec<usize>,
+    /// The reduction at the root and which loops it reduces.
+    pub(crate) reduce: Option<(ReduceOp, Vec<bool>)>,
+    /// Nodes in dependency order; the last is the value (before any reduction).
+    pub(crate) nodes: Vec<Node>,
+    /// The materialised values the kernel reads, by slot.
+    pub(crate) inputs: Vec<Var>,
+    /// The equations fused into the kernel, by index.
+    pub(crate) eqns: Vec<usize>,
+    /// The root equation's source line.
+    pub(crate) source: &'static Location<'static>,
+}
+
+/// One step of a compiled program.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    /// An equation run by its primitive's own kernel.
+    Prim(usize),
+    /// A fused kernel.
+    Kernel(Box<Kernel>),
+}
+
+impl Step {
+    /// Ids of the variables the step reads.
+    pub(crate) fn reads(&self, cj: &ClosedJaxpr) -> Vec<u32> {
+        match self {
+            Step::Prim(i) => cj.jaxpr.eqns[*i]
+                .inputs
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Var(v) => Some(v.id),
+                    Atom::Lit(_) => None,
+                })
+                .collect(),
+            Step::Kernel(k) => k.inputs.iter().map(|v| v.id).collect(),
+        }
+    }
+
+    /// The variables the step writes.
+    pub(crate) fn writes<'a>(&'a self, cj: &'a ClosedJaxpr) -> &'a [Var] {
+        match self {
+            Step::Prim(i) => &cj.jaxpr.eqns[*i].outputs,
+            Step::Kernel(k) => std::slice::from_ref(&k.out),
+        }
+    }
+}
+
+/// Whether an equation can become index arithmetic inside its consumer's kernel.
+fn fusable(e: &Eqn) -> bool {
+    match &e.prim {
+        Prim::Unary(_)
+        | Prim::Binary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::SelectN
+        | Prim::ConvertElementType { .. }
+        | Prim::BitcastConvertType { .. }
+        | Prim::Iota { .. }
+        | Prim::BroadcastInDim { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Slice { .. }
+        | Prim::Concatenate { .. }
+        | Prim::Reshape { .. }
+        | Prim::Squeeze { .. } => true,
+        Prim::Pad { padding_config } => padding_config.iter().all(|&(_, _, i)| i == 0),
+        Prim::Gather { mode, .. } => *mode != GatherMode::FillOrDrop,
+        _ => false,
+    }
+}
+
+/// Whether an equation is a reduction that can be a kernel's root.
+fn fusable_reduce(e: &Eqn) -> bool {
+    matches!(
+        e.prim,
+        Prim::Reduce {
+            op: ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min,
+            ..
+        }
+    ) && e.outputs[0].aval.dtype.is_numeric()
+}
+
+/// Largest fused expression (in equations) recomputed in each consumer rather than stored.
+const RECOMPUTE_LIMIT: usize = 48;
+
+/// The steps of a program: which equations become kernels and which run alone.
+pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
+    let j = &cj.jaxpr;
+    let producer: HashMap<u32, usize> = j
+        .eqns
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| e.outputs.iter().map(move |o| (o.id, i)))
+        .collect();
+    // Decide which values are materialised.
+    let mut stored: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    for v in j.constvars.iter().chain(&j.invars) {
+        stored.insert(v.id);
+    }
+    for a in &j.outvars {
+        if let Atom::Var(v) = a {
+            stored.insert(v.id);
+        }
+    }
+    for e in &j.eqns {
+        let alone = !fusable(e);
+        if alone || fusable_reduce(e) {
+            for o in &e.outputs {
+                stored.insert(o.id);
+            }
+        }
+        let needs_buffer: Vec<usize> = match &e.prim {
+            Prim::Gather { .. } | Prim::Reshape { .. } | Prim::Squeeze { .. } => vec![0],
+            _ if alone && !fusable_reduce(e) => (0..e.inputs.len()).collect(),
+            _ => vec![],
+        };
+        for i in needs_buffer {
+            if let Atom::Var(v) = &e.inputs[i] {
+                stored.insert(v.id);
+            }
+        }
+    }
+    // A value fused into several kernels is recomputed by each; one with a large
+    // expression is stored instead, and the kernels are formed again.
+    for _ in 0..4 {
+        let (steps, shared) = form(cj, &producer, &stored);
+        let mut size: HashMap<u32, usize> = HashMap::new();
+        let mut heavy = Vec::new();
+        for e in &j.eqns {
+            let own = 1 + e
+                .inputs
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Var(v) if !stored.contains(&v.id) => size.get(&v.id).copied(),
+                    _ => None,
+                })
+                .sum::<usize>();
+            for o in &e.outputs {
+                size.insert(o.id, own);
+                if shared.contains(&o.id) && own > RECOMPUTE_LIMIT {
+                    heavy.push(o.id);
+                }
+            }
+        }
+        if heavy.is_empty() {
+            return steps;
+        }
+        stored.extend(heavy);
+    }
+    form(cj, &producer, &stored).0
+}
+
+/// The steps for a given set of stored values, and the unstored values that more than one
+/// kernel computes.
+fn form(
+    cj: &ClosedJaxpr,
+    producer: &HashMap<u32, usize>,
+    stored: &std::collections::HashSet<u32>,
+) -> (Vec<Step>, std::collections::HashSet<u32>) {
+    let mut steps = Vec::new();
+    let mut seen: HashMap<u32, usize> = HashMap::new();
+    for (i, e) in cj.jaxpr.eqns.iter().enumerate() {
+        if !e.outputs.iter().any(|o| stored.contains(&o.id)) {
+            continue;
+        }
+        let view = matches!(e.prim, Prim::Reshape { .. } | Prim::Squeeze { .. });
+        if (fusable(e) || fusable_reduce(e)) && !view {
+            let mut b = Builder::new(cj, producer, stored, e);
+            let kernel = b.kernel(i);
+            let mine: std::collections::HashSet<u32> = kernel.eqns[1..]
+                .iter()
+                .flat_map(|&k| cj.jaxpr.eqns[k].outputs.iter().map(|o| o.id))
+                .collect();
+            for id in mine {
+                *seen.entry(id).or_default() += 1;
+            }
+            steps.push(Step::Kernel(Box::new(kernel)));
+        } else {
+            steps.push(Step::Prim(i));
+        }
+    }
+    let shared = seen
+        .into_iter()
+        .filter(|&(_, n)| n > 1)
+        .map(|(v, _)| v)
+        .collect();
+    (steps, shared)
+}
+
+/// The index map of a node: one affine function of the loops per dimension of its value.
+type Map = Vec<Affine>;
+
+struct Builder<'a> {
+    cj: &'a ClosedJaxpr,
+    producer: &'a HashMap<u32, usize>,
+    stored: &'a std::collections::HashSet<u32>,
+    nloops: usize,
+    nodes: Vec<Node>,
+    memo: HashMap<(u32, Map), NodeId>,
+    inputs: Vec<Var>,
+    eqns: Vec<usize>,
+    root: &'a Eqn,
+}
+
+impl<'a> Builder<'a> {
+    fn new(
+        cj: &'a ClosedJaxpr,
+        producer: &'a HashMap<u32, usize>,
+        stored: &'a std::collections::HashSet<u32>,
+        root: &'a Eqn,
+    ) -> Builder<'a> {
+        Builder {
+            cj,
+            producer,
+            stored,
+            nloops: 0,
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+            inputs: Vec::new(),
+            eqns: Vec::new(),
+            root,
+        }
+    }
+
+    fn kernel(&mut self, index: usize) -> Kernel {
+        let e = self.root;
+        let (loops, reduce, body): (Vec<usize>, _, Option<&Atom>) = match &e.prim {
+            Prim::Reduce { op, axes } if fusable_reduce(e) => {
+                let shape = e.inputs[0].aval().shape.to_vec();
+                let flags = (0..shape.len()).map(|d| axes.contains(&d)).collect();
+                (shape, Some((*op, flags)), Some(&e.inputs[0]))
+            }
+            _ => (e.outputs[0].aval.shape.to_vec(), None, None),
+        };
+        self.nloops = loops.len();
+        let identity: Map = (0..loops.len())
+            .map(|k| Affine::loop_index(k, loops.len()))
+            .collect();
+        self.eqns.push(index);
+        match body {
+            Some(a) => {
+                self.atom(a, &identity);
+            }
+            None => {
+                self.eqn(e, &identity);
+            }
+        }
+        Kernel {
+            out: e.outputs[0].clone(),
+            loops,
+            reduce,
+            nodes: std::mem::take(&mut self.nodes),
+            inputs: std::mem::take(&mut self.inputs),
+            eqns: std::mem::take(&mut self.eqns),
+            source: e.source,
+        }
+    }
+
+    fn push(&mut self, op: NodeOp, dtype: DType, deps: u64) -> NodeId {
+        self.nodes.push(Node { op, dtype, deps });
+        self.nodes.len() - 1
+    }
+
+    fn slot(&mut self, v: &Var) -> usize {
+        match self.inputs.iter().position(|i| i.id == v.id) {
+            Some(s) => s,
+            None => {
+                self.inputs.push(v.clone());
+                self.inputs.len() - 1
+            }
+        }
+    }
+
+    /// A load of stored `v` at `map` over the row-major layout of `shape`.
+    fn load(&mut self, v: &Var, shape: &[usize], map: &Map, clamp: bool) -> NodeId {
+        let strides = strides_of(shape);
+        let offset = map
+            .iter()
+            .zip(&strides)
+            .fold(Affine::constant(0, self.nloops), |acc, (m, &s)| {
+                acc.add(&m.scale_add(s as i64, 0))
+            });
+        let slot = self.slot(v);
+        let deps = offset.deps();
+        self.push(
+            NodeOp::Load {
+                slot,
+                offset,
+                clamp,
+            },
+            v.aval.dtype,
+            deps,
+        )
+    }
+
+    fn atom(&mut self, a: &Atom, map: &Map) -> NodeId {
+        match a {
+            Atom::Lit(l) => self.push(NodeOp::Lit(l.clone()), l.dtype(), 0),
+            Atom::Var(v) => {
+                let key = (v.id, map.clone());
+                if let Some(&n) = self.memo.get(&key) {
+                    return n;
+                }
+                let n = if self.stored.contains(&v.id) {
+                    self.load(v, &v.aval.shape.clone(), map, true)
+                } else {
+                    let i = self.producer[&v.id];
+                    let e = &self.cj.jaxpr.eqns[i];
+                    self.eqns.push(i);
+                    self.eqn(e, map)
+                };
+                self.memo.insert(key, n);
+                n
+            }
+        }
+    }
+
+    /// The map of an elementwise operand: size-1 dimensions broadcast (index 0).
+    fn operand_map(&self, a: &Atom, out: &[usize], map: &Map) -> Map {
+        let s = a.aval().shape;
+        if s.is_empty() {
+            return vec![];
+        }
+        s.iter()
+            .zip(out)
+            .zip(map)
+            .map(|((&d, &o), m)| {
+                if d == 1 && o != 1 {
+                    Affine::constant(0, self.nloops)
+                } else {
+                    m.clone()
+                }
+            })
+            .collect()
+    }
+
+    fn eqn(&mut self, e: &Eqn, map: &Map) -> NodeId {
+        let out = &e.outputs[0].aval;
+        let dtype = out.dtype;
+        let z = |s: &Self| Affine::constant(0, s.nloops);
+        match &e.prim {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::SelectN
+            | Prim::ConvertElementType { .. }
+            | Prim::BitcastConvertType { .. } => {
+                let args: Vec<NodeId> = e
+                    .inputs
+                    .iter()
+                    .map(|a| {
+                        let m = self.operand_map(a, &out.shape, map);
+                        self.atom(a, &m)
+                    })
+                    .collect();
+                let deps = args.iter().fold(0, |m, &a| m | self.nodes[a].deps);
+                self.push(
+                    NodeOp::Apply {
+                        prim: e.prim.clone(),
+                        args,
+                    },
+                    dtype,
+                    deps,
+                )
+            }
+            Prim::Iota { dimension, .. } => {
+                let value = map[*dimension].clone();
+                let deps = value.deps();
+                self.push(NodeOp::Iota { value }, dtype, deps)
+            }
+            Prim::BroadcastInDim {
+                broadcast_dimensions,
+                ..
+            } => {
+                let x = &e.inputs[0];
+                let xs = x.aval().shape;
+                let m: Map = broadcast_dimensions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| if xs[i] == 1 { z(self) } else { map[d].clone() })
+                    .collect();
+                self.atom(x, &m)
+            }
+            Prim::Transpose { permutation } => {
+                let mut m = vec![z(self); permutation.len()];
+                for (i, &p) in permutation.iter().enumerate() {
+                    m[p] = map[i].clone();
+                }
+                self.atom(&e.inputs[0], &m)
+            }
+            Prim::Rev { dimensions } => {
+                let xs = e.inputs[0].aval().shape;
+                let m: Map = map
+                    .iter()
+                    .enumerate()
+                    .map(|(d, a)| {
+                        if dimensions.contains(&d) {
+                            a.scale_add(-1, xs[d] as i64 - 1)
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect();
+                self.atom(&e.inputs[0], &m)
+            }
+            Prim::Slice {
+                start_indices,
+                strides,
+                ..
+            } => {
+                let m: Map = map
+                    .iter()
+                    .enumerate()
+                    .map(|(d, a)| {
+                        let st = strides.as_ref().map_or(1, |s| s[d]) as i64;
+                        a.scale_add(st, start_indices[d] as i64)
+                    })
+                    .collect();
+                self.atom(&e.inputs[0], &m)
+            }
+            Prim::Reshape { .. } | Prim::Squeeze { .. } => match &e.inputs[0] {
+                Atom::Lit(l) => self.push(NodeOp::Lit(l.clone()), dtype, 0),
+                Atom::Var(v) => self.load(v, &out.shape, map, true),
+            },
+            Prim::Pad { padding_config } => {
+                let xs = e.inputs[0].aval().shape;
+                let m: Map = map
+                    .iter()
+                    .zip(padding_config)
+                    .map(|(a, &(lo, _, _))| a.scale_add(1, -lo))
+                    .collect();
+                let inner = self.atom(&e.inputs[0], &m);
+                let value = self.atom(&e.inputs[1], &vec![]);
+                let mut mask: Option<NodeId> = None;
+                for (d, &(lo, hi, _)) in padding_config.iter().enumerate() {
+                    if lo == 0 && hi == 0 {
+                        continue;
+                    }
+                    let r = self.push(
+                        NodeOp::InRange {
+                            value: map[d].clone(),
+                            lo,
+                            hi: lo + xs[d] as i64,
+                        },
+                        DType::Bool,
+                        map[d].deps(),
+                    );
+                    mask = Some(match mask {
+                        None => r,
+                        Some(prev) => self.and(prev, r),
+                    });
+                }
+                match mask {
+                    None => inner,
+                    Some(mask) => self.select(mask, value, inner, dtype),
+                }
+            }
+            Prim::Concatenate { dimension } => {
+                let d = *dimension;
+                let mut parts = Vec::new();
+                let mut start = 0i64;
+                for a in &e.inputs {
+                    let n = a.aval().shape[d] as i64;
+                    let mut m = map.clone();
+                    m[d] = map[d].scale_add(1, -start);
+                    parts.push((self.atom(a, &m), start, start + n));
+                    start += n;
+                }
+                let (mut acc, _, _) = parts.pop().expect("at least one operand");
+                for (node, lo, hi) in parts.into_iter().rev() {
+                    let r = self.push(
+                        NodeOp::InRange {
+                            value: map[d].clone(),
+                            lo,
+                            hi,
+                        },
+                        DType::Bool,
+                        map[d].deps(),
+                    );
+                    acc = self.select(r, acc, node, dtype);
+                }
+                acc
+            }
+            Prim::Gather {
+                dims, slice_sizes, ..
+            } => {
+                let Atom::Var(operand) = &e.inputs[0] else {
+                    unreachable!("a gather operand is an array")
+                };
+                let xs = operand.aval.shape.clone();
+                let strides = strides_of(&xs);
+                let idx = &e.inputs[1];
+                let irank = idx.aval().ndim();
+                // Output dimensions that are batch dimensions, in order of the indices' dims.
+                let batch: Vec<usize> = (0..out.ndim())
+                    .filter(|d| !dims.offset_dims.contains(d))
+                    .collect();
+                let mut window = Affine::constant(0, self.nloops);
+                let windowed = (0..xs.len()).filter(|d| {
+                    !dims.collapsed_slice_dims.contains(d)
+                        && !dims.operand_batching_dims.contains(d)
+                });
+                for (w, d) in windowed.enumerate() {
+                    window = window.add(&map[dims.offset_dims[w]].scale_add(strides[d] as i64, 0));
+                }
+                for (od, id) in dims
+                    .operand_batching_dims
+                    .iter()
+                    .zip(&dims.start_indices_batching_dims)
+                {
+                    window = window.add(&map[batch[*id]].scale_add(strides[*od] as i64, 0));
+                }
+                let mut starts = Vec::new();
+                for (k, &d) in dims.start_index_map.iter().enumerate() {
+                    let mut m: Map = batch.iter().map(|&b| map[b].clone()).collect();
+                    m.truncate(irank - 1);
+                    m.push(Affine::constant(k as i64, self.nloops));
+                    let node = self.atom(idx, &m);
+                    starts.push(Start {
+                        node,
+                        stride: strides[d] as i64,
+                        max: (xs[d] - slice_sizes[d]) as i64,
+                    });
+                }
+                let slot = self.slot(operand);
+                let deps = starts
+                    .iter()
+                    .fold(window.deps(), |m, s| m | self.nodes[s.node].deps);
+                self.push(
+                    NodeOp::Gather {
+                        slot,
+                        starts,
+                        window,
+                    },
+                    dtype,
+                    deps,
+                )
+            }
+            other => unreachable!("{} is not fusable", other.name()),
+        }
+    }
+
+    fn and(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        let deps = self.nodes[a].deps | self.nodes[b].deps;
+        self.push(
+            NodeOp::Apply {
+                prim: Prim::Binary(crate::prims::BinaryOp::And),
+                args: vec![a, b],
+            },
+            DType::Bool,
+            deps,
+        )
+    }
+
+    /// `on_true` where `mask`, else `on_false`.
+    fn select(&mut self, mask: NodeId, on_false: NodeId, on_true: NodeId, dtype: DType) -> NodeId {
+        let deps = self.nodes[mask].deps | self.nodes[on_false].deps | self.nodes[on_true].deps;
+        self.push(
+            NodeOp::Apply {
+                prim: Prim::SelectN,
+                args: vec![mask, on_false, on_true],
+            },
+            dtype,
+            deps,
+        )
+    }
+}

@@ -1,0 +1,831 @@
+//! Conformance of `vmap` against JAX 0.10.2: every case of `tests/golden_vmap/MANIFEST.md` (at
+//! the repository root) that oxla's API can express, run with `oxla::vmap` on the committed
+//! inputs and compared leaf by leaf with the committed outputs; and, where the staged
+//! equations can agree, the printed jaxpr against `jaxpr.txt`.
+//!
+//! Each case is a module named after it holding its oxla `program` and a `value` test, so
+//! `cargo test --test golden_vmap gather_x_batched` runs one case. Shared helpers (reading
+//! goldens, `check_leaf`, `normalize_jaxpr`) are in `common/mod.rs`, as for `golden.rs`.
+//! Every program is checked twice: run eagerly, and traced with `make_jaxpr` then run by
+//! `eval_jaxpr`. Comparison: exact for bool and integer leaves, bit-exact for every float leaf
+//! of a `random_*` case, rtol 1e-5 / atol 1e-6 for other f32 leaves, and `common::SUM` for
+//! `seed004_memory_test{1,2}_vmap_random` (long f32 sums that cancel, added in another order
+//! than XLA's).
+//!
+//! Skipped (listed in `SKIPPED` too; `manifest_is_fully_accounted_for` checks that every case
+//! directory is covered or skipped, and nothing else):
+//!
+//! - `scatter_set_mul_batched`: `.at[].set`, `.at[].mul` and `.at[].max` need scatter
+//!   primitives oxla does not have (it has `scatter-add` only).
+//!
+//! Adapted (same values, written with what oxla has):
+//!
+//! - `in_axes_dict_prefix`: the dict argument `{'w': w, 'b': b}` is the tuple `(w, b)`, and
+//!   `in_axes=({'w': None, 'b': None}, 0)` is `((None, None), 0)`; oxla's trees have no dicts.
+//! - `random_*`: typed keys are oxla's raw `u32[2]` keys (the inputs are raw keys already).
+//! - `random_fold_in_data`, `random_fold_in_keys_and_data`: `jax.random.fold_in` with traced
+//!   (batched) data; oxla's `random::fold_in` takes a Rust `u32`, so `fold_in` below builds
+//!   it from `threefry2x32` of the counter `(0, data)`, as JAX's threefry `fold_in` does.
+//! - `cumsum_variants`: `lax.cummax` has no oxla primitive; `cummax_1d` computes it as a
+//!   masked `max` over `j <= i`.
+//! - `sort_variants`: `jnp.argsort` is `argsort` below, a stable sort of `(x, iota)` as JAX
+//!   builds it.
+//! - `scatter_add_*`: `x.at[i].add(v)` is `at_add` below, the `scatter-add` JAX stages
+//!   (negative indices wrapped, updates broadcast, out-of-bounds updates dropped).
+//! - `dynamic_slice_*`, `dynamic_update_slice_*`: `jax.lax.dynamic_slice` and
+//!   `dynamic_update_slice` wrap negative start indices before the primitive clamps them;
+//!   `oxla::lax` binds the bare primitive, so the wrappers below wrap first.
+//! - `batched_3d_matmul`: `jnp.einsum("bij,bjk->bki", x, y)` is the `dot_general` JAX
+//!   stages for it (oxla has no `einsum`).
+//! - `reductions_axis1`: its seven outputs come back as a `Vec` (oxla's tuples stop at six).
+//! - `jnp.swapaxes`, `jnp.flip`, `jnp.expand_dims(v, (0, 2))`, `lax.select`: `transpose`,
+//!   `lax::rev`, one `broadcast_in_dim`, and `select_n` with the cases swapped.
+//! - `random_keys_axis1_out_axes1`: its input is a Fortran-ordered `.npy` (a transposed
+//!   array), which `Array::read_npy` refuses; `common::read_golden` reads it with npyz.
+//!
+//! The jaxpr tests (module `jaxpr`) compare oxla's printed jaxpr with JAX's after
+//! `normalize_jaxpr`, for 55 cases, `seed004_f_vmap` among them. Not compared:
+//!
+//! - JAX wraps the function in a `jit` (`pjit`) equation, which oxla does not stage:
+//!   `compare_where`, `where_batched_cond_only`, `where_scalar_cond_batched` (`jnp.where`),
+//!   `cumsum_variants`, `sort_variants` (`cumsum`, `sort`, `argsort`), `slice_steps_rev`
+//!   (`jnp.flip`), `pad_variants` (`jnp.pad`), `int_mod_floordiv_neg`,
+//!   `int_mod_floordiv_axis1`, `scatter_add_all_batched`, `seed004_extract_grid_vmap`,
+//!   `seed004_memory_test{1,2}_vmap_{random,ones}` (`%` and `//`).
+//! - `stack_mixed`: JAX 0.10 has a `stack` primitive; oxla stages `broadcast_in_dim` +
+//!   `concatenate`.
+//! - `dynamic_update_slice_*`: JAX batches `dynamic_update_slice` into a `scatter`
+//!   primitive, which oxla does not have (it keeps `dynamic_update_slice` when the indices
+//!   are unmapped, and uses `scatter-add` + `select_n` when they are mapped).
+//! - `dynamic_slice_both_batched`: JAX's gather carries `indices_are_sorted=True
+//!   unique_indices=True` (oxla's gather has no such parameters), and JAX turns a
+//!   `dynamic_slice` of a mapped operand at unmapped indices into a gather where oxla keeps
+//!   the `dynamic_slice`.
+//! - `gather_both_batched`: JAX converts the weakly typed broadcast `0` index
+//!   (`convert_element_type[weak_type=False]`); oxla's avals carry no weak types.
+//! - `gather_scalar_index_batched`: JAX indexes with a traced scalar by `dynamic_slice`,
+//!   oxla by `gather` (as in `golden.rs`).
+//! - `scatter_add_x_batched`, `scatter_add_v_batched`, `scatter_add_idx_batched`: oxla prints
+//!   `update_jaxpr=None` where JAX prints the `add` jaxpr; and with unmapped indices JAX
+//!   adds the mapped axis as a window dimension where oxla gives the indices a batch axis.
+//! - `random_*`: JAX 0.10 stages typed-key primitives (`random_wrap`, `random_bits`, ...).
+
+mod common;
+#[path = "../examples/seeds/mod.rs"]
+mod seeds;
+
+use common::{Cmp, Goldens, Program, SUM};
+use oxla::numpy::{self as jnp, s, Ellipsis};
+use oxla::prims::{GatherMode, ScatterDims};
+use oxla::{lax, random, vmap, DType, Tensor, Tree};
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden_vmap/");
+const SUITE: Goldens = Goldens { dir: GOLDEN };
+
+/// Cases of the manifest not covered, with the reason.
+const SKIPPED: &[(&str, &str)] = &[(
+    "scatter_set_mul_batched",
+    "needs .at[].set/.mul/.max: oxla has scatter-add only",
+)];
+
+/// No axis: an unmapped argument or output.
+const NO: Option<i32> = None;
+
+fn check_case(case: &str, program: Program, cmp: Cmp) {
+    SUITE.check_case(case, program, cmp);
+}
+
+fn check_jaxpr(case: &str, program: Program) {
+    SUITE.check_jaxpr(case, program);
+}
+
+/// The leaves of a vmapped function's result.
+fn leaves<O: Tree>(r: oxla::Result<O>) -> Vec<Tensor> {
+    r.expect("vmap").leaves()
+}
+
+/// A start index as `jax.lax`'s Python wrappers take it: a negative index wraps once
+/// (`i + dim`) before the primitive clamps. Traced indices get JAX's `lt`/`add`/`select_n`;
+/// concrete scalars are wrapped here, as JAX wraps Python integers.
+fn wrap_index(i: &Tensor, dim: usize) -> Tensor {
+    if i.is_tracer() || i.ndim() > 0 {
+        jnp::where_(jnp::less(i, 0), i + dim as i32, i)
+    } else {
+        let v = i.item() as i64;
+        let v = if v < 0 { v + dim as i64 } else { v };
+        Tensor::scalar(v as i32)
+    }
+}
+
+/// `jax.lax.dynamic_slice`: negative starts wrap, then the primitive clamps.
+fn dynamic_slice(x: &Tensor, start: &[Tensor], sizes: &[usize]) -> Tensor {
+    let start: Vec<Tensor> = start
+        .iter()
+        .zip(x.shape())
+        .map(|(i, &d)| wrap_index(i, d))
+        .collect();
+    lax::dynamic_slice(x, &start, sizes)
+}
+
+/// `jax.lax.dynamic_update_slice`: negative starts wrap, then the primitive clamps.
+fn dynamic_update_slice(x: &Tensor, u: &Tensor, start: &[Tensor]) -> Tensor {
+    let start: Vec<Tensor> = start
+        .iter()
+        .zip(x.shape())
+        .map(|(i, &d)| wrap_index(i, d))
+        .collect();
+    lax::dynamic_update_slice(x, u, &start)
+}
+
+/// `x.at[idx].add(upd)` for an integer array `idx` into axis 0, as JAX stages it: negative
+/// indices wrap, the updates are broadcast to `idx.shape + x.shape[1:]`, and out-of-bounds
+/// updates are dropped.
+fn at_add(x: &Tensor, idx: &Tensor, upd: &Tensor) -> Tensor {
+    let r = idx.ndim();
+    let idx = wrap_index(idx, x.shape()[0]);
+    let mut ishape = idx.shape().to_vec();
+    ishape.push(1);
+    let dims: Vec<usize> = (0..r).collect();
+    let idx = lax::broadcast_in_dim(&idx, &ishape, &dims);
+    let mut ushape = ishape[..r].to_vec();
+    ushape.extend_from_slice(&x.shape()[1..]);
+    let upd = jnp::broadcast_to(upd, &ushape);
+    let sd = ScatterDims {
+        update_window_dims: (r..ushape.len()).collect(),
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        ..ScatterDims::default()
+    };
+    lax::scatter_add(x, &idx, &upd, sd, GatherMode::FillOrDrop)
+}
+
+/// `jax.lax.cummax(x, axis=0)` of a 1-d `i32` `x`, as a masked maximum (oxla has no `cummax`):
+/// `out[i] = max(x[j] for j <= i)`.
+fn cummax_1d(x: &Tensor) -> Tensor {
+    let n = x.shape()[0];
+    let i = lax::iota(DType::I32, &[n, n], 0);
+    let j = lax::iota(DType::I32, &[n, n], 1);
+    jnp::where_(jnp::less_equal(&j, &i), x.index((None, ..)), i32::MIN).max(1)
+}
+
+/// `jnp.argsort(x, axis)` as JAX builds it: a stable sort of `(x, iota)` by `x`.
+fn argsort(x: &Tensor, axis: usize) -> Tensor {
+    let iota = lax::iota(DType::I32, x.shape(), axis);
+    lax::sort(&[x.clone(), iota], axis, 1).remove(1)
+}
+
+/// `jax.random.fold_in(key, data)` with `data` an integer tensor (oxla's `fold_in` takes a
+/// Rust `u32`): threefry of the counter `(0, data)`, as JAX's `threefry_fold_in`.
+fn fold_in(key: &Tensor, data: &Tensor) -> Tensor {
+    let w = |i: usize| lax::reshape(&lax::slice(key, &[i], &[i + 1], None), &[]);
+    let x1 = lax::convert_element_type(data, DType::U32);
+    let x0 = jnp::zeros_like(&x1);
+    let (y0, y1) = lax::threefry2x32(&w(0), &w(1), &x0, &x1);
+    let one = |y: &Tensor| lax::broadcast_in_dim(y, &[1], &[]);
+    lax::concatenate(&[one(&y0), one(&y1)], 0)
+}
+
+macro_rules! cases {
+    ($($name:ident $([$cmp:ident])? : |$a:ident| $body:expr;)*) => {
+        $(
+            #[allow(non_snake_case)]
+            mod $name {
+                use super::*;
+
+                #[allow(unused_variables)]
+                pub fn program($a: &[Tensor]) -> Vec<Tensor> {
+                    $body
+                }
+
+                #[test]
+                fn value() {
+                    check_case(stringify!($name), program, cases!(@cmp $($cmp)?));
+                }
+            }
+        )*
+
+        /// Every covered case.
+        const COVERED: &[&str] = &[$(stringify!($name)),*];
+    };
+    (@cmp) => { Cmp::Close };
+    (@cmp bits) => { Cmp::Bits };
+    (@cmp sum) => { SUM };
+}
+
+type T2 = (Tensor, Tensor);
+type T3 = (Tensor, Tensor, Tensor);
+type T4 = (Tensor, Tensor, Tensor, Tensor);
+
+fn a2(a: &[Tensor]) -> T2 {
+    (a[0].clone(), a[1].clone())
+}
+
+fn a3(a: &[Tensor]) -> T3 {
+    (a[0].clone(), a[1].clone(), a[2].clone())
+}
+
+cases! {
+    // ---- elementwise
+    unary_chain_axis0: |a| leaves(
+        vmap(|v: Tensor| jnp::sin(&v) * jnp::exp(&-&v) + jnp::tanh(&v) - jnp::abs(&v))
+            .call(a[0].clone()),
+    );
+    unary_chain_axis1: |a| leaves(
+        vmap(|v: Tensor| jnp::log(&v) + jnp::sqrt(&v) * jnp::floor(&(&v * 2.0)))
+            .in_axes(1)
+            .call(a[0].clone()),
+    );
+    binary_batched_vs_unbatched_lower_rank: |a| leaves(
+        vmap(|(a, b): T2| &a * &b - &b + jnp::maximum(&a, &b))
+            .in_axes((0, NO))
+            .call(a2(a)),
+    );
+    binary_unbatched_higher_rank_vs_batched: |a| leaves(
+        vmap(|(a, b): T2| a - b * 2.0).in_axes((NO, 1)).call(a2(a)),
+    );
+    binary_with_scalar: |a| leaves(
+        vmap(|(a, t): T2| (a * t + 2.0) / 4.0 - 1).in_axes((0, NO)).call(a2(a)),
+    );
+    binary_batched_scalar: |a| leaves(
+        vmap(|(a, t): T2| a * &t + &t).in_axes((NO, 0)).call(a2(a)),
+    );
+    binary_axes_1_neg1: |a| leaves(
+        vmap(|(a, b): T2| jnp::minimum(&a, &b) + &a / &b).in_axes((1, -1)).call(a2(a)),
+    );
+    compare_where: |a| leaves(
+        vmap(|(a, b): T2| {
+            (
+                jnp::where_(jnp::greater(&a, &b), &a, &b * 2.0),
+                jnp::less_equal(&a, &b),
+                jnp::equal(&a, &b),
+            )
+        })
+        .in_axes((0, NO))
+        .call(a2(a)),
+    );
+    where_batched_cond_only: |a| leaves(
+        vmap(|(c, a, t): T3| jnp::where_(&c, &a, &t)).in_axes((0, NO, NO)).call(a3(a)),
+    );
+    where_scalar_cond_batched: |a| leaves(
+        vmap(|(c, a, b): T3| jnp::where_(&c, &a, &b)).in_axes((0, 0, NO)).call(a3(a)),
+    );
+    int_mod_floordiv_neg: |a| leaves(
+        vmap(|(a, b): T2| (&a % &b, jnp::floor_divide(&a, &b))).in_axes((0, NO)).call(a2(a)),
+    );
+    int_mod_floordiv_axis1: |a| leaves(
+        vmap(|(a, b): T2| (&a % &b, jnp::floor_divide(&a, &b), &b % 3, jnp::floor_divide(-7, &b)))
+            .in_axes((NO, 1))
+            .call(a2(a)),
+    );
+    astype_variants: |a| leaves(
+        vmap(|(a, b): T2| {
+            (
+                a.astype(DType::I32),
+                jnp::greater(&a, 0).astype(DType::F32),
+                b.astype(DType::F32) * &a,
+                jnp::not_equal(&b, 0),
+            )
+        })
+        .in_axes((0, 1))
+        .call(a2(a)),
+    );
+    integer_pow: |a| leaves(
+        vmap(|a: Tensor| (jnp::power(&a, 2), jnp::power(&a, 3), lax::integer_pow(&a, -2)))
+            .in_axes(1)
+            .call(a[0].clone()),
+    );
+    select_mixed: |a| leaves(
+        // lax.select(p, a, b) is select_n(p, b, a).
+        vmap(|(p, a, b): T3| lax::select_n(&p, &[b, a])).in_axes((1, NO, 0)).call(a3(a)),
+    );
+    select_n_int_index: |a| leaves(
+        vmap(|(i, x, y, z): T4| lax::select_n(&i, &[x, y, z]))
+            .in_axes((0, NO, 0, NO))
+            .call((a[0].clone(), a[1].clone(), a[2].clone(), a[3].clone())),
+    );
+
+    // ---- shapes
+    broadcast_in_dim_variants: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                v.index((.., None)) * v.index((None, ..)),
+                jnp::broadcast_to(&v, &[2, 4]),
+                v.index((None, .., None)) + jnp::zeros(&[3, 1, 2]),
+            )
+        })
+        .in_axes(1)
+        .call(a[0].clone()),
+    );
+    reshape_axis1: |a| leaves(
+        vmap(|v: Tensor| (v.reshape(&[3, 4]), v.reshape(&[-1]), v.reshape(&[4, 1, 3])))
+            .in_axes(1)
+            .call(a[0].clone()),
+    );
+    transpose_variants: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                jnp::transpose(&v, Some(&[1, 2, 0])),
+                v.t(),
+                // jnp.swapaxes(v, 0, 1)
+                jnp::transpose(&v, Some(&[1, 0, 2])),
+            )
+        })
+        .in_axes(2)
+        .out_axes(1)
+        .call(a[0].clone()),
+    );
+    squeeze_expand_dims: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                jnp::squeeze(&v, Some(&[1])),
+                // jnp.expand_dims(v, (0, 2)): one broadcast_in_dim, as JAX stages it.
+                lax::broadcast_in_dim(&v, &[1, 3, 1, 1, 4], &[1, 3, 4]),
+                jnp::squeeze(&v, None).index((Ellipsis, None)),
+            )
+        })
+        .in_axes(-1)
+        .call(a[0].clone()),
+    );
+    slice_steps_rev: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                v.index(s(Some(1), Some(6), 2)),
+                v.index(s(None, None, -1)),
+                v.index(s(None, None, -2)),
+                v.index(s(Some(5), Some(0), -2)),
+                v.index(-3..),
+                // jnp.flip(v)
+                lax::rev(&v, &[0]),
+            )
+        })
+        .call(a[0].clone()),
+    );
+    slice_2d_axis1: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                v.index((1..4, s(None, None, 2))),
+                v.index((s(None, None, -1), s(Some(1), None, 3))),
+                v.index((.., s(None, None, -1))).index(2),
+                lax::rev(&v, &[0, 1]),
+            )
+        })
+        .in_axes(1)
+        .call(a[0].clone()),
+    );
+    pad_variants: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                jnp::pad(&v, &[(1, 2), (0, 1)], 0.0),
+                jnp::pad(&v, &[(0, 0), (2, 1)], -1.0),
+                lax::pad(&v, &Tensor::scalar(0.5f32), &[(1, -1, 1), (-1, 0, 2)]),
+            )
+        })
+        .call(a[0].clone()),
+    );
+    pad_batched_value: |a| leaves(
+        vmap(|(a, pv): T2| lax::pad(&a, &pv, &[(1, 0, 1), (0, 2, 0)]))
+            .in_axes((NO, 0))
+            .call(a2(a)),
+    );
+    concatenate_batched_unbatched: |a| leaves(
+        vmap(|(a, b): T2| {
+            (
+                jnp::concatenate(&[a.clone(), b.clone()], 0),
+                jnp::concatenate(&[b.t(), a.t(), b.t()], 1),
+            )
+        })
+        .in_axes((0, NO))
+        .call(a2(a)),
+    );
+    concatenate_axis1_in_axes_1: |a| leaves(
+        vmap(|(a, b): T2| jnp::concatenate(&[a.clone(), b, a], 0))
+            .in_axes((NO, 1))
+            .out_axes(1)
+            .call(a2(a)),
+    );
+    stack_mixed: |a| leaves(
+        vmap(|(a, b): T2| {
+            (
+                jnp::stack(&[a.clone(), b.clone(), &a * 2.0], 1),
+                jnp::stack(&[b.clone(), a.clone()], 0),
+                jnp::stack(&[a, b], -1),
+            )
+        })
+        .in_axes((0, NO))
+        .call(a2(a)),
+    );
+
+    // ---- reductions, scans, sorts
+    reductions_axis1: |a| leaves(
+        // Seven outputs: a Vec, as oxla's tuples stop at six (same leaves).
+        vmap(|v: Tensor| {
+            vec![
+                v.sum(0),
+                jnp::max_keepdims(&v, 1),
+                v.min(None),
+                jnp::mean(&v, [0, 1]),
+                v.sum_keepdims(-1),
+                jnp::min(&v, 0),
+                jnp::mean(&v, 1),
+            ]
+        })
+        .in_axes(1)
+        .call(a[0].clone()),
+    );
+    reductions_int_bool: |a| leaves(
+        vmap(|(k, b): T2| {
+            (k.sum(1), k.max(None), b.sum(None), jnp::any(&b, None), jnp::all(&b, None))
+        })
+        .call(a2(a)),
+    );
+    argmax_argmin: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                jnp::argmax(&v, Some(0)),
+                jnp::argmax(&v, Some(1)),
+                jnp::argmin(&v, None),
+                jnp::argmax_keepdims(&v, Some(1)),
+            )
+        })
+        .in_axes(-1)
+        .call(a[0].clone()),
+    );
+    cumsum_variants: |a| leaves(
+        vmap(|(v, k): T2| {
+            (
+                jnp::cumsum(&v, Some(0)),
+                jnp::cumsum(&v, Some(1)),
+                jnp::cumsum(&v, None),
+                jnp::cumsum(&k, None),
+                cummax_1d(&k),
+            )
+        })
+        .in_axes((2, 0))
+        .call(a2(a)),
+    );
+    sort_variants: |a| leaves(
+        vmap(|v: Tensor| {
+            (
+                jnp::sort(&v, Some(0)),
+                jnp::sort(&v, Some(-1)),
+                argsort(&v, 0),
+                jnp::sort(&v.ravel(), Some(-1)),
+            )
+        })
+        .in_axes(1)
+        .call(a[0].clone()),
+    );
+
+    // ---- matrix products
+    matmul_lhs_batched: |a| leaves(vmap(|(x, y): T2| x.matmul(&y)).in_axes((0, NO)).call(a2(a)));
+    matmul_rhs_batched: |a| leaves(vmap(|(x, y): T2| x.matmul(&y)).in_axes((NO, 0)).call(a2(a)));
+    matmul_rhs_batched_axis2: |a| leaves(
+        vmap(|(x, y): T2| jnp::matmul(&x, &y)).in_axes((NO, 2)).call(a2(a)),
+    );
+    matmul_both_batched: |a| leaves(vmap(|(x, y): T2| x.matmul(&y)).in_axes((0, 1)).call(a2(a)));
+    vecmat_matvec: |a| leaves(
+        vmap(|(x, a, b): T3| (x.matmul(&a), b.matmul(&x), jnp::dot(&x, &x)))
+            .in_axes((0, NO, NO))
+            .call(a3(a)),
+    );
+    dot_vec_both_batched: |a| leaves(
+        vmap(|(x, y): T2| jnp::dot(&x, &y)).in_axes((0, 1)).call(a2(a)),
+    );
+    batched_3d_matmul: |a| leaves(
+        vmap(|(x, y): T2| {
+            // jnp.einsum("bij,bjk->bki", x, y): JAX contracts y with x, batched over b.
+            let m = jnp::matmul(&x, &y);
+            (m, lax::dot_general(&y, &x, (&[1], &[2]), (&[0], &[0]), Some(DType::F32)))
+        })
+        .call(a2(a)),
+    );
+    batched_3d_matmul_unbatched_rhs: |a| leaves(
+        vmap(|(x, y): T2| jnp::matmul(&x, &y)).in_axes((-1, NO)).call(a2(a)),
+    );
+
+    // ---- indexing
+    gather_x_batched: |a| leaves(vmap(|(a, i): T2| a.index(&i)).in_axes((0, NO)).call(a2(a)));
+    gather_idx_batched: |a| leaves(vmap(|(a, i): T2| a.index(&i)).in_axes((NO, 0)).call(a2(a)));
+    gather_both_batched: |a| leaves(
+        vmap(|(a, i): T2| (a.index(&i), a.index((.., 1)).index(&i), a.index((&i, 0))))
+            .in_axes((0, 1))
+            .call(a2(a)),
+    );
+    gather_scalar_index_batched: |a| leaves(
+        vmap(|(a, i, j): T3| {
+            (a.index(&i), a.index((&i, &j)), a.index((.., &j)), a.index((&i, 1..3)))
+        })
+        .in_axes((NO, 0, 0))
+        .call(a3(a)),
+    );
+    ix_indexing: |a| leaves(
+        vmap(|(a, r, c): T3| {
+            let g = jnp::ix_(&[r, c]);
+            a.index((&g[0], &g[1]))
+        })
+        .in_axes((0, 0, NO))
+        .call(a3(a)),
+    );
+    dynamic_slice_batched_start: |a| leaves(
+        vmap(|(a, s): T2| dynamic_slice(&a, &[s, Tensor::scalar(1i32)], &[2, 3]))
+            .in_axes((NO, 0))
+            .call(a2(a)),
+    );
+    dynamic_slice_both_batched: |a| {
+        let first: Tensor = vmap(|(a, s): T2| dynamic_slice(&a, &[s], &[3]))
+            .call(a2(a))
+            .unwrap();
+        // lax.dynamic_slice_in_dim(a, s, 2) on a 1-d a.
+        let second: Tensor = vmap(|(a, s): T2| dynamic_slice(&a, &[s], &[2]))
+            .in_axes((1, NO))
+            .call((a[2].clone(), Tensor::scalar(3i32)))
+            .unwrap();
+        vec![first, second]
+    };
+    dynamic_update_slice_operand_batched: |a| leaves(
+        vmap(|(a, b, s): T3| dynamic_update_slice(&a, &b, &[s, Tensor::scalar(2i32)]))
+            .in_axes((0, NO, NO))
+            .call(a3(a)),
+    );
+    dynamic_update_slice_update_batched: |a| leaves(
+        vmap(|(a, b, s): T3| dynamic_update_slice(&a, &b, &[s, Tensor::scalar(0i32)]))
+            .in_axes((NO, 1, NO))
+            .call(a3(a)),
+    );
+    dynamic_update_slice_index_batched: |a| leaves(
+        vmap(|(a, b, s): T3| dynamic_update_slice(&a, &b, &[s]))
+            .in_axes((NO, NO, 0))
+            .call(a3(a)),
+    );
+    dynamic_update_slice_all_batched: |a| leaves(
+        vmap(|(a, b, s): T3| dynamic_update_slice(&a, &b, &[s.index(0), s.index(1)]))
+            .in_axes((1, -1, 1))
+            .call(a3(a)),
+    );
+    scatter_add_x_batched: |a| leaves(
+        vmap(|(a, i, b): T3| at_add(&a, &i, &b)).in_axes((0, NO, NO)).call(a3(a)),
+    );
+    scatter_add_v_batched: |a| leaves(
+        vmap(|(a, i, b): T3| at_add(&a, &i, &b)).in_axes((NO, NO, -1)).call(a3(a)),
+    );
+    scatter_add_idx_batched: |a| leaves(
+        vmap(|(a, i, b): T3| at_add(&a, &i, &b)).in_axes((NO, 0, NO)).call(a3(a)),
+    );
+    scatter_add_all_batched: |a| leaves(
+        vmap(|(a, i, b): T3| (at_add(&a, &i, &b), at_add(&jnp::zeros(&[3]), &(&i % 3), &b)))
+            .in_axes((0, 1, 0))
+            .call(a3(a)),
+    );
+
+    // ---- in_axes / out_axes trees, axis_size
+    in_axes_tuple_prefix: |a| leaves(
+        vmap(|((x, y), z): (T2, Tensor)| x * y + z)
+            .in_axes(((0, NO), 0))
+            .call(((a[0].clone(), a[1].clone()), a[2].clone())),
+    );
+    in_axes_none_for_tuple_arg: |a| leaves(
+        vmap(|((w, b), v): (T2, Tensor)| w * v + b)
+            .in_axes((NO, 0))
+            .call(((a[0].clone(), a[1].clone()), a[2].clone())),
+    );
+    // The dict {'w': w, 'b': b} is the tuple (w, b); in_axes ({'w': None, 'b': None}, 0) is
+    // ((None, None), 0).
+    in_axes_dict_prefix: |a| leaves(
+        vmap(|((w, b), v): (T2, Tensor)| (w.matmul(&v) + b, v.sum(None)))
+            .in_axes(((NO, NO), 0))
+            .call(((a[0].clone(), a[1].clone()), a[2].clone())),
+    );
+    in_axes_int_for_all: |a| leaves(vmap(|(a, b): T2| &a * b + &a).in_axes(1).call(a2(a)));
+    out_axes_1: |a| leaves(
+        vmap(|v: Tensor| jnp::sin(&v).matmul(&v.t())).out_axes(1).call(a[0].clone()),
+    );
+    out_axes_neg1: |a| leaves(
+        vmap(|(a, t): T2| a * t).in_axes((NO, 0)).out_axes(-1).call(a2(a)),
+    );
+    out_axes_tuple: |a| leaves(
+        vmap(|(a, b): T2| (a.sum(0), &a * 2.0, a.index((.., .., None)) + 1.0, b * 3.0))
+            .in_axes((-1, NO))
+            .out_axes((0, 1, -1, NO))
+            .call(a2(a)),
+    );
+    out_unbatched_broadcast: |a| leaves(
+        vmap(|(a, b): T2| (b * 2.0, Tensor::scalar(1.5f32), jnp::arange(3), a.index(0)))
+            .in_axes((0, NO))
+            .call(a2(a)),
+    );
+    axis_size_all_none: |a| leaves(
+        vmap(|v: Tensor| (&v * 2.0, v.sum(None))).in_axes(NO).axis_size(3).call(a[0].clone()),
+    );
+    axis_size_no_args: |a| leaves(
+        vmap(|(): ()| jnp::arange(3.0) * 2.0).axis_size(4).out_axes(1).call(()),
+    );
+
+    // ---- nesting and closures
+    nested_2_outer_product: |a| {
+        let inner = vmap(|(a, b): T2| jnp::dot(&a, &b)).in_axes((0, NO));
+        leaves(vmap(|ab: T2| inner.call::<T2, Tensor>(ab).unwrap()).in_axes((NO, 0)).call(a2(a)))
+    };
+    nested_2_axes_mix: |a| {
+        let inner = vmap(|(a, b): T2| &a * b.sum(None) + a.max(None)).in_axes((1, NO));
+        leaves(
+            vmap(|ab: T2| inner.call::<T2, Tensor>(ab).unwrap())
+                .in_axes((2, 0))
+                .out_axes(1)
+                .call(a2(a)),
+        )
+    };
+    nested_3_levels: |a| {
+        let l3 = vmap(|(a, b, c): T3| (a * b).sum(None) + c).in_axes((-1, -1, NO));
+        let l2 = vmap(|abc: T3| l3.call::<T3, Tensor>(abc).unwrap())
+            .in_axes((0, NO, NO))
+            .out_axes(1);
+        leaves(vmap(|abc: T3| l2.call::<T3, Tensor>(abc).unwrap()).in_axes((0, NO, 0)).call(a3(a)))
+    };
+    nested_3_matmul: |a| {
+        let v1 = vmap(|(a, b): T2| a.matmul(&b)).in_axes((0, NO));
+        let v2 = vmap(|ab: T2| v1.call::<T2, Tensor>(ab).unwrap()).in_axes((1, NO)).out_axes(-1);
+        leaves(vmap(|ab: T2| v2.call::<T2, Tensor>(ab).unwrap()).in_axes((0, NO)).call(a2(a)))
+    };
+    closure_captures_outer_tracer: |a| {
+        let ys = a[1].clone();
+        leaves(
+            vmap(|x: Tensor| vmap(|y: Tensor| &x * y).call::<Tensor, Tensor>(ys.clone()).unwrap())
+                .call(a[0].clone()),
+        )
+    };
+    closure_captures_outer_tracer_array: |a| {
+        let ys = a[1].clone();
+        let outer = |x: Tensor| {
+            let nx = jnp::sqrt(&(&x * &x).sum(None));
+            vmap(|y: Tensor| jnp::dot(&x, &y) / &nx + y.index(0))
+                .call::<Tensor, Tensor>(ys.clone())
+                .unwrap()
+        };
+        leaves(vmap(outer).out_axes(1).call(a[0].clone()))
+    };
+
+    // ---- seed programs
+    seed004_f_vmap: |a| leaves(vmap(seeds::outer_sum).call(a[0].clone()));
+    seed004_memory_test1_vmap_random [sum]: |a| leaves(
+        vmap(|(id, v): T2| seeds::memory_test(&id, &v, 1)).in_axes((0, NO)).call(a2(a)),
+    );
+    seed004_memory_test1_vmap_ones: |a| leaves(
+        vmap(|(id, v): T2| seeds::memory_test(&id, &v, 1)).in_axes((0, NO)).call(a2(a)),
+    );
+    seed004_memory_test2_vmap_random [sum]: |a| leaves(
+        vmap(|(id, v): T2| seeds::memory_test(&id, &v, 2)).in_axes((0, NO)).call(a2(a)),
+    );
+    seed004_memory_test2_vmap_ones: |a| leaves(
+        vmap(|(id, v): T2| seeds::memory_test(&id, &v, 2)).in_axes((0, NO)).call(a2(a)),
+    );
+    seed004_extract_grid_vmap: |a| leaves(
+        vmap(|(id, v): T2| seeds::extract_3x3x3_grid(&id, &v)).in_axes((0, NO)).call(a2(a)),
+    );
+    seed002_squared_error_vmap: |a| leaves(
+        vmap(|(p, x, y): (T2, Tensor, Tensor)| seeds::squared_error(&p, &x, &y))
+            .in_axes((NO, 0, 0))
+            .call(((a[0].clone(), a[1].clone()), a[2].clone(), a[3].clone())),
+    );
+    seed002_squared_error_vmap_random: |a| leaves(
+        vmap(|(p, x, y): (T2, Tensor, Tensor)| seeds::squared_error(&p, &x, &y))
+            .in_axes((NO, 0, 0))
+            .call(((a[0].clone(), a[1].clone()), a[2].clone(), a[3].clone())),
+    );
+    seed000_neg_l1_affinity: |a| {
+        let all = a[1].clone();
+        leaves(
+            vmap(|x: Tensor| {
+                vmap(|y: Tensor| seeds::neg_l1(&x, &y)).call::<Tensor, Tensor>(all.clone()).unwrap()
+            })
+            .call(a[0].clone()),
+        )
+    };
+    seed000_neg_l1_affinity_self: |a| {
+        let imgs = a[0].clone();
+        leaves(
+            vmap(|x: Tensor| {
+                vmap(|y: Tensor| seeds::neg_l1(&x, &y)).call::<Tensor, Tensor>(imgs.clone()).unwrap()
+            })
+            .call(a[0].clone()),
+        )
+    };
+
+    // ---- PRNG: bit-identical
+    random_normal_split_keys [bits]: |a| leaves(
+        vmap(|k: Tensor| random::normal(&k, &[3])).call(random::split(&random::key(0), 4)),
+    );
+    random_uniform_keys_input [bits]: |a| leaves(
+        vmap(|k: Tensor| {
+            (
+                random::uniform(&k, &[2, 3]),
+                random::uniform_range(&k, &[4], -2.0, 3.0, DType::F32),
+            )
+        })
+        .call(a[0].clone()),
+    );
+    random_randint_keys_input [bits]: |a| leaves(
+        vmap(|k: Tensor| (random::randint(&k, &[5], 0, 10), random::randint(&k, &[2, 2], -3, 4)))
+            .call(a[0].clone()),
+    );
+    random_keys_axis1_out_axes1 [bits]: |a| leaves(
+        vmap(|k: Tensor| random::normal(&k, &[2])).in_axes(1).out_axes(1).call(a[0].clone()),
+    );
+    random_fold_in_data [bits]: |a| leaves(
+        vmap(|x: Tensor| fold_in(&random::key(0), &x)).call(a[0].clone()),
+    );
+    random_fold_in_keys_and_data [bits]: |a| leaves(
+        vmap(|(k, x): T2| {
+            let k2 = fold_in(&k, &x);
+            let s = random::split(&k2, 2);
+            (k2, s)
+        })
+        .call(a2(a)),
+    );
+    random_split_then_normal_nested [bits]: |a| {
+        let per_key = |k: Tensor| {
+            vmap(|s: Tensor| random::normal(&s, &[2]))
+                .call::<Tensor, Tensor>(random::split(&k, 3))
+                .unwrap()
+        };
+        leaves(vmap(per_key).call(random::split(&random::key(42), 2)))
+    };
+}
+
+/// Every case directory under `tests/golden_vmap/` is covered or skipped, and only those.
+#[test]
+fn manifest_is_fully_accounted_for() {
+    SUITE.assert_accounted_for(COVERED, SKIPPED);
+}
+
+macro_rules! jaxpr_cases {
+    ($($name:ident),* $(,)?) => {
+        /// oxla's jaxprs against JAX's `jaxpr.txt`, normalised by `normalize_jaxpr`.
+        mod jaxpr {
+            $(
+                #[test]
+                #[allow(non_snake_case)]
+                fn $name() {
+                    super::check_jaxpr(stringify!($name), super::$name::program);
+                }
+            )*
+        }
+    };
+}
+
+jaxpr_cases!(
+    argmax_argmin,
+    astype_variants,
+    axis_size_all_none,
+    axis_size_no_args,
+    batched_3d_matmul,
+    batched_3d_matmul_unbatched_rhs,
+    binary_axes_1_neg1,
+    binary_batched_scalar,
+    binary_batched_vs_unbatched_lower_rank,
+    binary_unbatched_higher_rank_vs_batched,
+    binary_with_scalar,
+    broadcast_in_dim_variants,
+    closure_captures_outer_tracer,
+    closure_captures_outer_tracer_array,
+    concatenate_axis1_in_axes_1,
+    concatenate_batched_unbatched,
+    dot_vec_both_batched,
+    dynamic_slice_batched_start,
+    gather_idx_batched,
+    gather_x_batched,
+    in_axes_dict_prefix,
+    in_axes_int_for_all,
+    in_axes_none_for_tuple_arg,
+    in_axes_tuple_prefix,
+    integer_pow,
+    ix_indexing,
+    matmul_both_batched,
+    matmul_lhs_batched,
+    matmul_rhs_batched,
+    matmul_rhs_batched_axis2,
+    nested_2_axes_mix,
+    nested_2_outer_product,
+    nested_3_levels,
+    nested_3_matmul,
+    out_axes_1,
+    out_axes_neg1,
+    out_axes_tuple,
+    out_unbatched_broadcast,
+    pad_batched_value,
+    reductions_axis1,
+    reductions_int_bool,
+    reshape_axis1,
+    seed000_neg_l1_affinity,
+    seed000_neg_l1_affinity_self,
+    seed002_squared_error_vmap,
+    seed002_squared_error_vmap_random,
+    seed004_f_vmap,
+    select_mixed,
+    select_n_int_index,
+    slice_2d_axis1,
+    squeeze_expand_dims,
+    transpose_variants,
+    unary_chain_axis0,
+    unary_chain_axis1,
+    vecmat_matvec,
+);
