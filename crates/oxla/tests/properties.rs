@@ -241,6 +241,20 @@ fn jit_many(f: impl Fn(&[Tensor]) -> Vec<Tensor>, args: &[Tensor]) -> Vec<Tensor
         assert!(e.try_array().is_some(), "eager result {i} is concrete");
         assert_bitwise(s, e, &format_args!("result {i} of\n{jaxpr}"));
     }
+    // Compiled with fused kernels: equal, up to the order of float sums.
+    let compiled = oxla::jit(|xs: Vec<Tensor>| f(&xs))
+        .call(args.to_vec())
+        .expect("compiles");
+    for (i, (c, e)) in compiled.iter().zip(&eager).enumerate() {
+        assert_eq!(c.aval(), e.aval(), "jit result {i} of\n{jaxpr}");
+        let (cv, ev) = (c.array().to_f64_vec(), e.array().to_f64_vec());
+        for (a, b) in cv.iter().zip(&ev) {
+            let same = a == b
+                || (a.is_nan() && b.is_nan())
+                || (e.dtype().is_float() && (a - b).abs() <= 1e-4 * (1.0 + b.abs()));
+            assert!(same, "jit result {i}: {a} vs eager {b} in\n{jaxpr}");
+        }
+    }
     eager
 }
 

@@ -3,7 +3,7 @@
 
 use oxla::numpy::{self as jnp, s};
 use oxla::prims::{GatherMode, ScatterDims};
-use oxla::{lax, random, vmap, DType, Tensor};
+use oxla::{jit, lax, random, vmap, DType, Tensor};
 use proptest::prelude::*;
 
 type F = fn(&Tensor) -> Tensor;
@@ -176,6 +176,10 @@ proptest! {
             let looped: Vec<Tensor> = (0..n).map(|i| f(&take(&xs, axis, i))).collect();
             let want = jnp::stack(&looped, 0);
             prop_assert!(close(&batched, &want), "{name}: shape {shape:?} axis {axis} n {n}\n got {batched}\nwant {want}");
+            let compiled = jit(|x: Tensor| -> Tensor { vmap(|x: Tensor| f(&x)).in_axes(axis).call(x).unwrap() })
+                .call(xs.clone())
+                .unwrap();
+            prop_assert!(close(&compiled, &want), "{name} (jit): shape {shape:?} axis {axis} n {n}\n got {compiled}\nwant {want}");
         }
     }
 

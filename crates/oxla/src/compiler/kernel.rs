@@ -98,6 +98,9 @@ struct Run<'a> {
 }
 
 fn affine_lanes(a: &Affine, idx: &[i64], vector: usize, width: usize) -> Vec<i64> {
+    if a.coef.is_empty() {
+        return vec![a.base; width];
+    }
     let mut base = a.base;
     for (k, (&c, &i)) in a.coef.iter().zip(idx).enumerate() {
         if k != vector {
@@ -112,6 +115,10 @@ fn affine_lanes(a: &Affine, idx: &[i64], vector: usize, width: usize) -> Vec<i64
 
 fn gather_lanes(src: &Array, offsets: &[i64], clamp: bool) -> Array {
     let len = src.size() as i64;
+    if len == 0 {
+        // An empty operand is only ever read under a mask that discards the lanes.
+        return Array::zeros(src.dtype(), &[offsets.len()]);
+    }
     with_dtype!(src.dtype(), T, {
         let s = src.as_slice::<T>();
         let v: Vec<T> = offsets

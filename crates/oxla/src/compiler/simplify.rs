@@ -275,8 +275,10 @@ impl Pass {
             | Prim::Reshape { .. }
             | Prim::BroadcastInDim { .. }
             | Prim::Squeeze { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. } => x.filter(same),
+            | Prim::Slice { .. } => x.filter(same),
+            Prim::Pad { padding_config } => {
+                x.filter(|_| padding_config.iter().all(|&c| c == (0, 0, 0)))
+            }
             Prim::Transpose { permutation } => {
                 x.filter(|_| permutation.iter().enumerate().all(|(i, &p)| i == p))
             }

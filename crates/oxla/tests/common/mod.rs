@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use oxla::{eval_jaxpr, make_jaxpr, DType, Tensor};
+use oxla::{eval_jaxpr, jit, make_jaxpr, DType, Tensor};
 
 /// A case's program: its inputs in, its output leaves out.
 pub type Program = fn(&[Tensor]) -> Vec<Tensor>;
@@ -241,8 +241,8 @@ impl Goldens {
             .collect()
     }
 
-    /// Runs `program` on the case's inputs eagerly and through `make_jaxpr` + `eval_jaxpr`,
-    /// and compares both with JAX's outputs.
+    /// Runs `program` on the case's inputs eagerly, through `make_jaxpr` + `eval_jaxpr`,
+    /// and compiled by `jit` (fused kernels), and compares all three with JAX's outputs.
     pub fn check_case(&self, case: &str, program: Program, cmp: Cmp) {
         let args = self.inputs(case);
         let eager = program(&args);
@@ -250,6 +250,10 @@ impl Goldens {
         let jaxpr = make_jaxpr(|a: Vec<Tensor>| program(&a), args.clone());
         let traced = eval_jaxpr(&jaxpr, &args);
         errors.extend(self.check_outputs(case, "traced", &traced, cmp));
+        let compiled = jit(|a: Vec<Tensor>| program(&a))
+            .call(args)
+            .expect("compiles");
+        errors.extend(self.check_outputs(case, "jit", &compiled, cmp));
         assert!(errors.is_empty(), "{}", errors.join("\n"));
     }
 
