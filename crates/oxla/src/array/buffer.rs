@@ -71,6 +71,11 @@ impl Buffer {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut T, n) }
     }
 
+    /// A pointer to the bytes, for kernels that write them from several threads.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
     /// The raw bytes.
     pub fn as_bytes(&self) -> &[u8] {
         // SAFETY: the allocation is `bytes` long and initialised.

@@ -7,7 +7,7 @@
 //! per neighbour. A node that does not depend on the vector loop holds a single value.
 
 use super::fuse::{Affine, Kernel, NodeOp};
-use crate::array::{strides_of, Array, DType, Elem};
+use crate::array::{strides_of, Array, Buffer, DType, Elem};
 use crate::prims::{with_dtype, BinaryOp, Prim, ReduceOp};
 
 /// Lanes per block.
@@ -92,8 +92,10 @@ struct Run<'a> {
     values: Vec<Option<Array>>,
     /// Nodes to evaluate after entering each loop position.
     at: Vec<Vec<usize>>,
-    out: Vec<f64>,
+    out: &'a Out,
     out_strides: Vec<i64>,
+    /// The part of the outermost loop this run covers.
+    range0: (i64, i64),
     acc: Option<Array>,
 }
 
@@ -204,13 +206,27 @@ impl Run<'_> {
             NodeOp::Gather { starts, window, .. } => {
                 let mut off = affine_lanes(window, &self.idx, v, w);
                 for s in starts {
-                    let st = self.values[s.node]
-                        .as_ref()
-                        .expect("start evaluated")
-                        .to_f64_vec();
-                    for (l, o) in off.iter_mut().enumerate() {
-                        let x = st[if st.len() == 1 { 0 } else { l }] as i64;
-                        *o += s.stride * x.clamp(0, s.max);
+                    let st = self.values[s.node].as_ref().expect("start evaluated");
+                    let add = |off: &mut [i64], at: &dyn Fn(usize) -> i64| {
+                        for (l, o) in off.iter_mut().enumerate() {
+                            *o += s.stride * at(l).clamp(0, s.max);
+                        }
+                    };
+                    let uniform = st.size() == 1;
+                    let pick = |l: usize| if uniform { 0 } else { l };
+                    match st.dtype() {
+                        DType::I32 => {
+                            let v = st.as_slice::<i32>();
+                            add(&mut off, &|l| v[pick(l)] as i64)
+                        }
+                        DType::U32 => {
+                            let v = st.as_slice::<u32>();
+                            add(&mut off, &|l| v[pick(l)] as i64)
+                        }
+                        _ => {
+                            let v = st.to_f64_vec();
+                            add(&mut off, &|l| v[pick(l)] as i64)
+                        }
                     }
                 }
                 off
@@ -363,11 +379,11 @@ impl Run<'_> {
         } else {
             1
         };
-        let mut i = 0;
-        while i < extent {
+        let (mut i, end) = if p == 0 { self.range0 } else { (0, extent) };
+        while i < end {
             self.idx[d] = i;
             if d == self.order.vector {
-                self.width = (extent - i).min(LANES as i64) as usize;
+                self.width = (end - i).min(LANES as i64) as usize;
             }
             for n in std::mem::take(&mut self.at[p]) {
                 self.eval(n);
@@ -389,7 +405,7 @@ impl Run<'_> {
                 let offs = self.out_lanes();
                 let vals = value.to_f64_vec();
                 for (o, x) in offs.iter().zip(vals) {
-                    self.out[*o as usize] = x;
+                    self.out.set(*o as usize, x);
                 }
             }
             Some(_) => self.fold(value),
@@ -441,13 +457,39 @@ impl Run<'_> {
                     off += s * self.idx[d];
                 }
             }
-            self.out[off as usize] = total.item();
+            self.out.set(off as usize, total.item());
         } else {
             let offs = self.out_lanes();
             for (o, x) in offs.iter().zip(acc.to_f64_vec()) {
-                self.out[*o as usize] = x;
+                self.out.set(*o as usize, x);
             }
         }
+    }
+}
+
+/// The kernel's output buffer, written by several threads at disjoint offsets.
+struct Out {
+    buf: *mut u8,
+    len: usize,
+    dtype: DType,
+}
+
+// SAFETY: threads write disjoint elements (each output element belongs to one part of the
+// outermost loop), and the buffer outlives the scoped threads.
+unsafe impl Sync for Out {}
+
+impl Out {
+    fn set(&self, off: usize, x: f64) {
+        assert!(
+            off < self.len,
+            "kernel output offset {off} out of {}",
+            self.len
+        );
+        with_dtype!(self.dtype, T, {
+            // SAFETY: `buf` holds `len` elements of T, `off < len`, and no other thread
+            // writes this element.
+            unsafe { (self.buf as *mut T).add(off).write(T::from_f64(x)) }
+        })
     }
 }
 
@@ -480,21 +522,53 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
             None => once.push(i),
         }
     }
-    let empty = k.loops.contains(&0);
-    let mut r = Run {
+    let dtype = k.out.aval.dtype;
+    let mut buffer = Buffer::zeroed(out_len * dtype.size());
+    let out = Out {
+        buf: buffer.as_mut_ptr(),
+        len: out_len,
+        dtype,
+    };
+    if k.loops.contains(&0) {
+        if let Some((op, _)) = &k.reduce {
+            // Reducing an empty loop gives the monoid's identity.
+            let id = Prim::Reduce {
+                op: *op,
+                axes: vec![0],
+            }
+            .eval(&[Array::zeros(dtype, &[0])])
+            .remove(0)
+            .item();
+            (0..out_len).for_each(|o| out.set(o, id));
+        }
+        return Array::from_buffer(dtype, &out_shape, buffer);
+    }
+    let first = order.loops.first().copied();
+    let extent0 = first.map_or(1, |d| k.loops[d] as i64);
+    let step0 = if first == Some(order.vector) {
+        LANES as i64
+    } else {
+        1
+    };
+    let new_run = |range0: (i64, i64)| Run {
         k,
         inputs,
         idx: vec![0; n],
         width: if n == 0 { 1 } else { 0 },
         values: vec![None; k.nodes.len()],
-        at,
-        out: vec![0.0; out_len],
-        out_strides,
+        at: at.clone(),
+        out: &out,
+        out_strides: out_strides.clone(),
+        range0,
         acc: None,
-        order,
+        order: Order {
+            loops: order.loops.clone(),
+            vector: order.vector,
+            level: order.level.clone(),
+        },
     };
-    if !empty {
-        for i in once {
+    let go = |mut r: Run| {
+        for &i in &once {
             r.eval(i);
         }
         if n == 0 {
@@ -503,20 +577,23 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
         } else {
             r.walk(0);
         }
-    } else if let Some((op, _)) = &k.reduce {
-        // Reducing an empty loop gives the monoid's identity.
-        let id = Prim::Reduce {
-            op: *op,
-            axes: vec![0],
-        }
-        .eval(&[Array::zeros(k.out.aval.dtype, &[0])])
-        .remove(0)
-        .item();
-        r.out.iter_mut().for_each(|x| *x = id);
+    };
+    // Split the outermost loop over threads when it is not reduced.
+    let parts = rayon::current_num_threads() as i64;
+    let steps = (extent0 + step0 - 1) / step0;
+    if n > 0 && !reduced(first.expect("a loop")) && parts > 1 && steps >= 2 {
+        let per = (steps + parts - 1) / parts * step0;
+        rayon::scope(|s| {
+            let mut lo = 0;
+            while lo < extent0 {
+                let hi = (lo + per).min(extent0);
+                let run = new_run((lo, hi));
+                s.spawn(move |_| go(run));
+                lo = hi;
+            }
+        });
+    } else {
+        go(new_run((0, extent0)));
     }
-    let dtype = k.out.aval.dtype;
-    with_dtype!(dtype, T, {
-        let v: Vec<T> = r.out.iter().map(|&x| T::from_f64(x)).collect();
-        Array::from_vec(v, &out_shape)
-    })
+    Array::from_buffer(dtype, &out_shape, buffer)
 }
