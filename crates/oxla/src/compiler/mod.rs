@@ -89,6 +89,23 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     }
 }
 
+/// Sizes the kernels' thread pool from `OXLA_NUM_THREADS` (default: one per core), once.
+fn init_threads() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let n = std::env::var("OXLA_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0);
+        if let Some(n) = n {
+            // A pool built earlier by the application wins; that is its choice to make.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global();
+        }
+    });
+}
+
 /// A traced program, not yet compiled.
 pub struct Lowered<O> {
     jaxpr: ClosedJaxpr,
@@ -102,8 +119,9 @@ impl<O: Tree> Lowered<O> {
         &self.jaxpr
     }
 
-    /// Simplifies and plans the program.
+    /// Simplifies, fuses and plans the program.
     pub fn compile(self) -> Result<Compiled<O>> {
+        init_threads();
         let jaxpr = simplify::simplify(self.jaxpr);
         let steps = fuse::fuse(&jaxpr);
         let plan = plan::plan(&jaxpr, &steps);
