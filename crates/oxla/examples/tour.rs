@@ -9,7 +9,7 @@ mod seeds;
 
 use std::time::Instant;
 
-use oxla::{make_jaxpr, numpy as jnp, random, vmap, Array, DType, Tensor};
+use oxla::{jit, make_jaxpr, numpy as jnp, random, vmap, Array, DType, Tensor};
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
@@ -24,14 +24,28 @@ fn seed_004(n: usize) {
     let lattice = jnp::ones(&[n, n, n, 19]);
     let ids = jnp::arange((n * n * n) as i32);
     for variant in [1, 2] {
+        let batched = move |(ids, v): (Tensor, Tensor)| -> Tensor {
+            vmap(move |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant))
+                .in_axes((0, None))
+                .call((ids, v))
+                .expect("traced")
+        };
         let t = Instant::now();
-        let f = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant);
-        let r: Tensor = vmap(f)
-            .in_axes((0, None))
+        let compiled = jit(batched)
+            .lower(&(ids.clone(), lattice.clone()))
+            .and_then(|l| l.compile())
+            .expect("compiles");
+        let compile = t.elapsed();
+        if variant == 2 {
+            println!("{}", compiled.memory_analysis());
+        }
+        let t = Instant::now();
+        let r = compiled
             .call((ids.clone(), lattice.clone()))
             .expect("fits in memory");
         println!(
-            "vmap(memory_test{variant}, in_axes=(0, None)): {} sites, max = {}, min = {} ({:.2?})",
+            "jit(vmap(memory_test{variant}, in_axes=(0, None))): {} sites, max = {}, min = {} \
+             (compile {compile:.2?}, run {:.2?})",
             n * n * n,
             r.max(None).item(),
             r.min(None).item(),
@@ -95,25 +109,35 @@ fn seed_000(n: usize) {
         t.elapsed(),
         checksum(&cosine)
     );
-    let m = 64.min(n);
+    let m = 200.min(n);
     let t = Instant::now();
     let few = imgs.index(..m);
-    let row = |x: Tensor| -> Tensor {
-        vmap(|y: Tensor| seeds::neg_l1(&x, &y))
-            .call(few.clone())
-            .expect("fits")
+    let all = |(block, imgs): (Tensor, Tensor)| -> Tensor {
+        vmap(move |x: Tensor| -> Tensor {
+            vmap(|y: Tensor| seeds::neg_l1(&x, &y))
+                .call(imgs.clone())
+                .expect("traced")
+        })
+        .call(block)
+        .expect("traced")
     };
-    let l1: Tensor = vmap(row).call(few.clone()).expect("fits");
+    let compiled = jit(all)
+        .lower(&(few.clone(), few.clone()))
+        .and_then(|l| l.compile())
+        .expect("compiles");
+    let l1 = compiled.call((few.clone(), few)).expect("fits");
     println!(
-        "negative L1, vmap(vmap(aff)) over the first {m} images: {:?} in {:.2?}, row 0 starts {}",
+        "negative L1, jit(vmap(vmap(aff))) over the first {m} images: {:?} in {:.2?} \
+         (temporary memory planned: {} bytes), row 0 starts {}",
         l1.shape(),
         t.elapsed(),
+        compiled.memory_analysis().temp_bytes,
         l1.index((0, ..3))
     );
 }
 
 fn main() {
-    let n = arg("--n", 24);
+    let n = arg("--n", 100);
     let images = arg("--images", 2000);
     let t = Instant::now();
     seed_004(n);

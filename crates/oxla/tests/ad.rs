@@ -98,6 +98,9 @@ fn cases() -> Vec<(&'static str, F)> {
         ("sort", |x| jnp::sort(&(x * 3.0), Some(1))),
         ("log_softmax", |x| oxla::nn::log_softmax(x, -1)),
         ("norm", |x| jnp::linalg::norm(x, 1)),
+        ("reduce_prod", |x| {
+            jnp::prod_keepdims(x, 1) * jnp::prod(&x.index((.., 1..)), 0)
+        }),
     ]
 }
 
@@ -315,4 +318,26 @@ fn grad_under_make_jaxpr_stages_the_backward_pass() {
     assert!(text.contains("integer_pow[y=2]"), "{text}");
     assert_eq!(j.jaxpr.outvars.len(), 2);
     assert_eq!(j.jaxpr.out_avals()[0].shape.as_slice(), &[5]);
+}
+
+#[test]
+fn grad_of_prod_is_the_product_of_the_others_even_at_zeros() {
+    let x = jnp::array(&[2.0f32, 0.0, 3.0, 5.0, 0.5], &[5]);
+    let g: Tensor = grad(|x: Tensor| jnp::prod(&x, None))
+        .call(x.clone())
+        .unwrap();
+    assert_eq!(g.to_vec::<f32>(), vec![0.0, 15.0, 0.0, 0.0, 0.0]);
+    let x = jnp::array(&[2.0f32, 1.5, 3.0, 5.0, 0.5], &[5]);
+    let (_, t) = jvp(|x: Tensor| jnp::prod(&x, None), x.clone(), jnp::ones(&[5]));
+    // d/dt prod(x + t) at 0 = sum of the products of the others.
+    let want: f32 = [
+        1.5 * 3.0 * 5.0 * 0.5,
+        2.0 * 3.0 * 5.0 * 0.5,
+        2.0 * 1.5 * 5.0 * 0.5,
+    ]
+    .iter()
+    .sum::<f32>()
+        + 2.0 * 1.5 * 3.0 * 0.5
+        + 2.0 * 1.5 * 3.0 * 5.0;
+    assert_eq!(t.item() as f32, want);
 }

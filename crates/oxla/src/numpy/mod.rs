@@ -28,10 +28,11 @@ pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use linear::{dot, matmul};
 pub use reductions::{
     all, allclose, any, argmax, argmax_keepdims, argmin, argmin_keepdims, cumsum, isclose, max,
-    max_keepdims, mean, mean_keepdims, min, min_keepdims, sort, sum, sum_keepdims, Axes,
+    max_keepdims, mean, mean_keepdims, min, min_keepdims, prod, prod_keepdims, sort, sum,
+    sum_keepdims, Axes,
 };
 pub use shape::{
-    broadcast_to, concatenate, expand_dims, pad, ravel, reshape, squeeze, stack, transpose,
+    broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
 
 use crate::array::{Array, DType, Kind};

@@ -1,5 +1,5 @@
 //! Shape functions: `reshape`, `transpose`, `squeeze`, `expand_dims`, `broadcast_to`,
-//! `ravel`, `pad`, `concatenate`, `stack`.
+//! `ravel`, `pad`, `concatenate`, `stack`, `roll`.
 
 use super::{promote_dtypes, Operand};
 use crate::core::Tensor;
@@ -197,4 +197,39 @@ pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
     let a = axis(at, xs[0].ndim() + 1, "stack");
     let parts: Vec<Tensor> = ts.iter().map(|t| expand_dims(t, a as isize)).collect();
     lax::concatenate(&parts, a)
+}
+
+/// Rolls elements `shift` places along `axis` (`None`: of the flattened array, reshaped
+/// back), as JAX does: a `concatenate` of the two slices.
+///
+/// ```
+/// use oxla::numpy as jnp;
+/// let x = jnp::arange(4);
+/// assert_eq!(jnp::roll(&x, 1, None).to_vec::<i32>(), vec![3, 0, 1, 2]);
+/// ```
+#[track_caller]
+pub fn roll(x: &Tensor, shift: isize, at: Option<isize>) -> Tensor {
+    let _line = crate::core::user_line();
+    let (flat, a) = match at {
+        None => (ravel(x), 0),
+        Some(a) => (x.clone(), axis(a, x.ndim(), "roll")),
+    };
+    let n = flat.shape()[a];
+    if n == 0 {
+        return x.clone();
+    }
+    let i = (-shift).rem_euclid(n as isize) as usize;
+    let part = |lo: usize, hi: usize| {
+        let mut start = vec![0; flat.ndim()];
+        let mut limit = flat.shape().to_vec();
+        start[a] = lo;
+        limit[a] = hi;
+        lax::slice(&flat, &start, &limit, None)
+    };
+    let rolled = lax::concatenate(&[part(i, n), part(0, i)], a);
+    if at.is_none() {
+        lax::reshape(&rolled, x.shape())
+    } else {
+        rolled
+    }
 }

@@ -223,6 +223,10 @@ pub(crate) fn jvp(
                 let picked = lax::reduce(&lax::mul(t, &hit), ReduceOp::Sum, axes);
                 lax::div(&picked, &count)
             })],
+            ReduceOp::Prod => {
+                vec![t0
+                    .map(|t| lax::reduce(&lax::mul(t, &prod_others(x, axes)), ReduceOp::Sum, axes))]
+            }
             _ => vec![None],
         },
         Prim::Pad { .. } => {
@@ -319,4 +323,55 @@ pub(crate) fn take_along(x: &Tensor, perm: &Tensor, dim: usize) -> Tensor {
         start_indices_batching_dims: others,
     };
     lax::gather(x, &idx, gd, &vec![1; r], GatherMode::PromiseInBounds)
+}
+
+/// For every element of `x`, the product of the other elements of its reduction over `axes`
+/// (the derivative of `reduce_prod`), computed without division, so that zeros are handled:
+/// the reduced axes are flattened to the front and split in halves recursively, as JAX's
+/// `_reduce_prod_jvp_rule` does.
+pub(crate) fn prod_others(x: &Tensor, axes: &[usize]) -> Tensor {
+    let r = x.ndim();
+    let kept: Vec<usize> = (0..r).filter(|d| !axes.contains(d)).collect();
+    let perm: Vec<usize> = axes.iter().chain(&kept).copied().collect();
+    let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
+    if n == 0 {
+        return zeros_like(x);
+    }
+    let mut flat_shape = vec![n];
+    flat_shape.extend(kept.iter().map(|&d| x.shape()[d]));
+    let flat = lax::reshape(&lax::transpose(x, &perm), &flat_shape);
+    /// `(product over axis 0 kept as size 1, product of the others for every row)`.
+    fn split(v: &Tensor) -> (Tensor, Tensor) {
+        let m = v.shape()[0];
+        if m == 1 {
+            let one = lax::broadcast_in_dim(&c(1.0, v), v.shape(), &[]);
+            return (v.clone(), one);
+        }
+        let half = m.div_ceil(2);
+        let part = |lo: usize, hi: usize| {
+            let mut start = vec![0; v.ndim()];
+            let mut limit = v.shape().to_vec();
+            start[0] = lo;
+            limit[0] = hi;
+            lax::slice(v, &start, &limit, None)
+        };
+        let (a, b) = (part(0, half), part(half, m));
+        let (pa, oa) = split(&a);
+        let (pb, ob) = split(&b);
+        let others = lax::concatenate(
+            &[
+                lax::mul(&oa, &broadcast_to(&pb, oa.shape())),
+                lax::mul(&ob, &broadcast_to(&pa, ob.shape())),
+            ],
+            0,
+        );
+        (lax::mul(&pa, &pb), others)
+    }
+    let (_, others) = split(&flat);
+    let transposed: Vec<usize> = perm.iter().map(|&d| x.shape()[d]).collect();
+    let mut inverse = vec![0; r];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p] = i;
+    }
+    lax::transpose(&lax::reshape(&others, &transposed), &inverse)
 }

@@ -3,7 +3,7 @@
 //! rules reuse the JVP formulas, which are linear and elementwise in the tangent.
 
 use super::jvp_rules::{
-    binary_tangents, integer_pow_tangent, take_along, unary_tangent, zeros_like,
+    binary_tangents, integer_pow_tangent, prod_others, take_along, unary_tangent, zeros_like,
 };
 use crate::array::DType;
 use crate::core::{bind, Tensor};
@@ -234,6 +234,7 @@ pub(crate) fn vjp(
                     let count = lax::reduce(&hit, ReduceOp::Sum, axes);
                     vec![Some(lax::mul(&spread(&lax::div(&ct, &count)), &hit))]
                 }
+                ReduceOp::Prod => vec![Some(lax::mul(&spread(&ct), &prod_others(x, axes)))],
                 _ => none(),
             }
         }
