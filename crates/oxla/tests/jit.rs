@@ -167,3 +167,105 @@ fn compiled_programs_check_their_avals() {
         .unwrap();
     let _ = c.call(jnp::ones(&[4]));
 }
+
+/// Peak resident memory of this process so far, in bytes (Linux).
+fn peak_rss() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = |key: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    kib("VmHWM:") * 1024
+}
+
+/// Resident memory now, in bytes, after resetting the peak to it (Linux `clear_refs`).
+fn reset_peak_rss() -> usize {
+    std::fs::write("/proc/self/clear_refs", "5").expect("can reset the peak RSS");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(0)
+        * 1024
+}
+
+/// Runs one program (in a child process started by the test below) and prints its planned
+/// peak beyond its arguments, and the measured growth of peak RSS while it runs.
+fn memory_child(program: &str) {
+    fn measure<A: oxla::Tree, O: oxla::Tree, F: Fn(A) -> O>(f: F, args: A) -> (usize, usize) {
+        let c = jit(f).lower(&args).unwrap().compile().unwrap();
+        let m = c.memory_analysis().clone();
+        let before = reset_peak_rss();
+        c.call(args).unwrap();
+        (m.peak_bytes - m.argument_bytes, peak_rss() - before)
+    }
+    let (planned, measured) = match program {
+        "lattice" => {
+            let n = 60;
+            let body = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 2);
+            let f = move |(ids, v): (Tensor, Tensor)| -> Tensor {
+                vmap(body).in_axes((0, None)).call((ids, v)).unwrap()
+            };
+            let args = (jnp::arange((n * n * n) as i32), jnp::ones(&[n, n, n, 19]));
+            measure(f, args)
+        }
+        "matmuls" => {
+            let f = |x: Tensor| jnp::matmul(&jnp::matmul(&x, &x), &jnp::tanh(&x)).sum(None);
+            measure(f, random::normal(&random::key(0), &[2000, 2000]))
+        }
+        _ => {
+            // Stored intermediates: a sort and a cumsum run alone, so their inputs exist.
+            let f = |x: Tensor| {
+                let s = jnp::sort(&(jnp::exp(&x) * 2.0), Some(0));
+                jnp::cumsum(&s, Some(0)) + jnp::sin(&x)
+            };
+            measure(f, random::normal(&random::key(1), &[4_000_000]))
+        }
+    };
+    println!("\nOXLA_MEMORY planned={planned} measured={measured}");
+}
+
+#[test]
+fn planned_peak_matches_measured_rss() {
+    if let Ok(program) = std::env::var("OXLA_MEMORY_CHILD") {
+        memory_child(&program);
+        return;
+    }
+    for program in ["lattice", "matmuls", "stored"] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "planned_peak_matches_measured_rss",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("OXLA_MEMORY_CHILD", program)
+            .env("OXLA_NUM_THREADS", "1")
+            .output()
+            .expect("runs the child");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text
+            .lines()
+            .find_map(|l| l.find("OXLA_MEMORY").map(|i| &l[i..]))
+            .unwrap_or_else(|| panic!("child for {program} printed: {text}"));
+        let num = |key: &str| -> f64 {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(key))
+                .and_then(|v| v.parse().ok())
+                .expect("a number")
+        };
+        let (planned, measured) = (num("planned="), num("measured="));
+        let slack = 0.1 * planned + 64.0 * 1024.0 * 1024.0;
+        assert!(
+            (measured - planned).abs() <= slack,
+            "{program}: planned {planned} bytes, measured {measured} bytes of peak RSS growth"
+        );
+        println!("{program}: planned {planned:.0} B, measured {measured:.0} B");
+    }
+}
