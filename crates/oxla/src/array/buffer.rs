@@ -8,6 +8,34 @@ use super::dtype::Elem;
 /// The alignment of every buffer: one cache line, and a full AVX-512 register.
 pub const ALIGN: usize = 64;
 
+/// Buffers up to this size are recycled through a per-thread pool: the compiler's kernels
+/// allocate many small lane buffers, and aligned allocation is slow.
+const POOLED: usize = 4096;
+
+/// Free buffers kept per size.
+const POOL_DEPTH: usize = 64;
+
+/// Free small allocations of one thread, by size in 8-byte words; freed when the thread ends.
+struct Pool(Vec<Vec<NonNull<u8>>>);
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for (words, free) in self.0.iter().enumerate() {
+            for p in free {
+                let layout = Layout::from_size_align(words * 8, ALIGN).expect("valid layout");
+                // SAFETY: each pooled pointer was allocated with this layout and is owned
+                // by the pool alone.
+                unsafe { dealloc(p.as_ptr(), layout) }
+            }
+        }
+    }
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<Pool> =
+        std::cell::RefCell::new(Pool(vec![Vec::new(); POOLED / 8 + 1]));
+}
+
 /// An immutable-after-construction, 64-byte-aligned block of bytes.
 pub struct Buffer {
     ptr: NonNull<u8>,
@@ -27,6 +55,14 @@ impl Buffer {
                 ptr: NonNull::<Aligned>::dangling().cast(),
                 bytes: 0,
             };
+        }
+        if bytes <= POOLED && bytes % 8 == 0 {
+            let reused = POOL.with(|p| p.borrow_mut().0[bytes / 8].pop());
+            if let Some(ptr) = reused {
+                // SAFETY: the pooled allocation has exactly `bytes` bytes and no other owner.
+                unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, bytes) };
+                return Buffer { ptr, bytes };
+            }
         }
         let layout = Layout::from_size_align(bytes, ALIGN).expect("buffer size overflows");
         // SAFETY: layout has non-zero size.
@@ -88,6 +124,22 @@ struct Aligned;
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if self.bytes > 0 && self.bytes <= POOLED && self.bytes % 8 == 0 {
+            let kept = POOL
+                .try_with(|p| {
+                    let mut p = p.borrow_mut();
+                    let free = &mut p.0[self.bytes / 8];
+                    let room = free.len() < POOL_DEPTH;
+                    if room {
+                        free.push(self.ptr);
+                    }
+                    room
+                })
+                .unwrap_or(false);
+            if kept {
+                return;
+            }
+        }
         if self.bytes > 0 {
             let layout = Layout::from_size_align(self.bytes, ALIGN).expect("valid layout");
             // SAFETY: allocated in `zeroed` with this layout.
