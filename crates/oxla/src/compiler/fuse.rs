@@ -128,6 +128,9 @@ pub(crate) struct Kernel {
     pub(crate) eqns: Vec<usize>,
     /// The root equation's source line.
     pub(crate) source: &'static Location<'static>,
+    /// Elementwise operations applied to the reduction's result before it is stored:
+    /// the primitive, its operands (`None` for the running value), in order.
+    pub(crate) epilogue: Vec<(Prim, Vec<Option<crate::array::Array>>)>,
 }
 
 /// One step of a compiled program.
@@ -238,10 +241,61 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
             }
         }
     }
+    // A reduction read only by an elementwise operation with literal operands runs that
+    // operation on its result in the same kernel (its epilogue) instead of being stored.
+    let mut epilogues: HashMap<usize, usize> = HashMap::new();
+    let out_ids: std::collections::HashSet<u32> = j
+        .outvars
+        .iter()
+        .filter_map(|a| match a {
+            Atom::Var(v) => Some(v.id),
+            Atom::Lit(_) => None,
+        })
+        .collect();
+    for (i, e) in j.eqns.iter().enumerate() {
+        let elementwise = matches!(
+            e.prim,
+            Prim::Unary(_)
+                | Prim::Binary(_)
+                | Prim::IntegerPow { .. }
+                | Prim::ConvertElementType { .. }
+        );
+        let vars: Vec<&Var> = e
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Var(v) => Some(v),
+                Atom::Lit(_) => None,
+            })
+            .collect();
+        let [v] = vars[..] else { continue };
+        let Some(&r) = producer.get(&v.id) else {
+            continue;
+        };
+        let re = &j.eqns[r];
+        let single_use = j
+            .eqns
+            .iter()
+            .flat_map(|x| &x.inputs)
+            .filter(|a| matches!(a, Atom::Var(u) if u.id == v.id))
+            .count()
+            == 1;
+        if elementwise
+            && fusable_reduce(re)
+            && single_use
+            && !out_ids.contains(&v.id)
+            && e.outputs[0].aval.shape == re.outputs[0].aval.shape
+        {
+            stored.remove(&v.id);
+            stored.insert(e.outputs[0].id);
+            epilogues.insert(i, r);
+        }
+    }
+    let epilogues = &epilogues;
     // A value fused into several kernels is recomputed by each; one with a large
     // expression is stored instead, and the kernels are formed again.
     for _ in 0..4 {
-        let (steps, shared) = form(cj, &producer, &stored);
+        let (steps, shared) = form(cj, &producer, &stored, epilogues);
         let mut size: HashMap<u32, usize> = HashMap::new();
         let mut heavy = Vec::new();
         for e in &j.eqns {
@@ -265,7 +319,7 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         }
         stored.extend(heavy);
     }
-    form(cj, &producer, &stored).0
+    form(cj, &producer, &stored, epilogues).0
 }
 
 /// The steps for a given set of stored values, and the unstored values that more than one
@@ -274,6 +328,7 @@ fn form(
     cj: &ClosedJaxpr,
     producer: &HashMap<u32, usize>,
     stored: &std::collections::HashSet<u32>,
+    epilogues: &HashMap<usize, usize>,
 ) -> (Vec<Step>, std::collections::HashSet<u32>) {
     let mut steps = Vec::new();
     let mut seen: HashMap<u32, usize> = HashMap::new();
@@ -282,7 +337,23 @@ fn form(
             continue;
         }
         let view = matches!(e.prim, Prim::Reshape { .. } | Prim::Squeeze { .. });
-        if (fusable(e) || fusable_reduce(e)) && !view {
+        if let Some(&r) = epilogues.get(&i) {
+            let re = &cj.jaxpr.eqns[r];
+            let mut b = Builder::new(cj, producer, stored, re);
+            let mut kernel = b.kernel(r);
+            let operands = e
+                .inputs
+                .iter()
+                .map(|a| match a {
+                    Atom::Lit(l) => Some(l.clone()),
+                    Atom::Var(_) => None,
+                })
+                .collect();
+            kernel.epilogue.push((e.prim.clone(), operands));
+            kernel.out = e.outputs[0].clone();
+            kernel.eqns.insert(0, i);
+            steps.push(Step::Kernel(Box::new(kernel)));
+        } else if (fusable(e) || fusable_reduce(e)) && !view {
             let mut b = Builder::new(cj, producer, stored, e);
             let kernel = b.kernel(i);
             let mine: std::collections::HashSet<u32> = kernel.eqns[1..]
@@ -371,6 +442,7 @@ impl<'a> Builder<'a> {
             inputs: std::mem::take(&mut self.inputs),
             eqns: std::mem::take(&mut self.eqns),
             source: e.source,
+            epilogue: Vec::new(),
         }
     }
 

@@ -159,6 +159,18 @@ fn nan_min(a: f64, x: f64) -> f64 {
     }
 }
 
+/// The kernel's epilogue applied to reduced values.
+fn epilogue(k: &Kernel, mut v: Array) -> Array {
+    for (prim, operands) in &k.epilogue {
+        let args: Vec<Array> = operands
+            .iter()
+            .map(|o| o.clone().unwrap_or_else(|| v.clone()))
+            .collect();
+        v = prim.eval(&args).remove(0);
+    }
+    v
+}
+
 /// `value`'s lanes followed by the identity of `op` up to `width` lanes.
 fn pad_identity(value: &Array, width: usize, op: ReduceOp) -> Array {
     let id = Prim::Reduce { op, axes: vec![0] }
@@ -439,6 +451,10 @@ impl Run<'_> {
         });
     }
 
+    fn epilogue(&self, v: Array) -> Array {
+        epilogue(self.k, v)
+    }
+
     /// After the reduced loops: write the accumulated values.
     fn finish(&mut self) {
         let Some(acc) = self.acc.take() else { return };
@@ -451,6 +467,7 @@ impl Run<'_> {
             }
             .eval(&[acc])
             .remove(0);
+            let total = self.epilogue(total);
             let mut off = 0;
             for (d, &s) in self.out_strides.iter().enumerate() {
                 if d != v {
@@ -460,6 +477,7 @@ impl Run<'_> {
             self.out.set(off as usize, total.item());
         } else {
             let offs = self.out_lanes();
+            let acc = self.epilogue(acc);
             for (o, x) in offs.iter().zip(acc.to_f64_vec()) {
                 self.out.set(*o as usize, x);
             }
@@ -532,13 +550,14 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
     if k.loops.contains(&0) {
         if let Some((op, _)) = &k.reduce {
             // Reducing an empty loop gives the monoid's identity.
+            let root = k.nodes.last().map_or(dtype, |n| n.dtype);
             let id = Prim::Reduce {
                 op: *op,
                 axes: vec![0],
             }
-            .eval(&[Array::zeros(dtype, &[0])])
-            .remove(0)
-            .item();
+            .eval(&[Array::zeros(root, &[0])])
+            .remove(0);
+            let id = epilogue(k, id).item();
             (0..out_len).for_each(|o| out.set(o, id));
         }
         return Array::from_buffer(dtype, &out_shape, buffer);
