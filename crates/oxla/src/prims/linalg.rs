@@ -146,6 +146,15 @@ fn matmul_batched<T: Mac>(l: &[T], r: &[T], out: &mut [T], [b, m, k, n]: [usize;
     }
 }
 
+/// Threads for a product of this size: all of them once it is worth a fork.
+fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
+    if m * n * k >= 1 << 21 && rayon::current_num_threads() > 1 {
+        gemm::Parallelism::Rayon(rayon::current_num_threads())
+    } else {
+        gemm::Parallelism::None
+    }
+}
+
 /// Runs one f32/f64 matrix product on `gemm`; returns false for other element types.
 fn gemm_float<T: Elem>(l: &[T], r: &[T], out: &mut [T], m: usize, k: usize, n: usize) -> bool {
     if !T::DTYPE.is_float() {
@@ -184,7 +193,7 @@ fn gemm_float<T: Elem>(l: &[T], r: &[T], out: &mut [T], m: usize, k: usize, n: u
             false,
             false,
             false,
-            gemm::Parallelism::None,
+            parallelism(m, n, k),
         )
     }
     true
