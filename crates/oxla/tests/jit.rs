@@ -271,3 +271,17 @@ fn planned_peak_matches_measured_rss() {
         println!("{program}: planned {planned:.0} B, measured {measured:.0} B");
     }
 }
+
+#[test]
+fn a_transposed_matmul_operand_is_folded_into_the_contraction() {
+    let f = |x: Tensor| jnp::matmul(&x, &x.t());
+    let x = random::normal(&random::key(5), &[30, 50]);
+    let c = jit(f).lower(&x).unwrap().compile().unwrap();
+    let text = c.jaxpr().to_string();
+    assert!(!text.contains("transpose"), "{text}");
+    assert!(text.contains("dimension_numbers=(([1], [1]), ([], []))"), "{text}");
+    let (got, want) = (c.call(x.clone()).unwrap(), f(x));
+    for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+        assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{a} vs {b}");
+    }
+}

@@ -165,10 +165,77 @@ impl Pass {
     }
 
     fn rewrite(&mut self, e: Eqn) {
-        if self.fold(&e) || self.identity(&e) || self.broadcast_identity(&e) || self.collapse(&e) {
+        if self.fold(&e)
+            || self.identity(&e)
+            || self.broadcast_identity(&e)
+            || self.collapse(&e)
+            || self.transposed_operand(&e)
+        {
             return;
         }
         self.emit(e);
+    }
+
+    /// `dot_general` of a transposed operand contracts the untransposed one with remapped
+    /// dimensions, when that keeps the order of its free dimensions: no transposed copy.
+    fn transposed_operand(&mut self, e: &Eqn) -> bool {
+        let Prim::DotGeneral {
+            contracting,
+            batch,
+            preferred_element_type,
+        } = &e.prim
+        else {
+            return false;
+        };
+        for side in 0..2 {
+            let Atom::Var(v) = &e.inputs[side] else {
+                continue;
+            };
+            let Some(Eqn {
+                prim: Prim::Transpose { permutation },
+                inputs,
+                ..
+            }) = self.producer.get(&v.id).cloned()
+            else {
+                continue;
+            };
+            let (c, b) = if side == 0 {
+                (&contracting.0, &batch.0)
+            } else {
+                (&contracting.1, &batch.1)
+            };
+            let free: Vec<usize> = (0..permutation.len())
+                .filter(|d| !c.contains(d) && !b.contains(d))
+                .map(|d| permutation[d])
+                .collect();
+            if free.windows(2).any(|w| w[0] > w[1]) {
+                continue;
+            }
+            let map = |ds: &[usize]| ds.iter().map(|&d| permutation[d]).collect::<Vec<_>>();
+            let (mut contracting, mut batch) = (contracting.clone(), batch.clone());
+            if side == 0 {
+                contracting.0 = map(c);
+                batch.0 = map(b);
+            } else {
+                contracting.1 = map(c);
+                batch.1 = map(b);
+            }
+            let mut ins = e.inputs.clone();
+            ins[side] = inputs[0].clone();
+            self.changed = true;
+            self.rewrite(Eqn {
+                prim: Prim::DotGeneral {
+                    contracting,
+                    batch,
+                    preferred_element_type: *preferred_element_type,
+                },
+                inputs: ins,
+                outputs: e.outputs.clone(),
+                source: e.source,
+            });
+            return true;
+        }
+        false
     }
 
     /// `x * 1` and `x + 0` where `x` has size-1 (or no) dimensions the result broadcasts:
