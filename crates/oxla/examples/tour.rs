@@ -4,20 +4,15 @@
 //!
 //! The per-example functions are batched with `vmap`; grad and jit are being built.
 
+#[path = "cli/mod.rs"]
+mod cli;
 #[path = "seeds/mod.rs"]
 mod seeds;
 
 use std::time::Instant;
 
+use cli::arg;
 use oxla::{jit, make_jaxpr, numpy as jnp, random, vmap, Array, DType, Tensor};
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| v.parse().expect("a number"))
-}
 
 fn seed_004(n: usize) {
     println!("== seed 004: 3x3x3 neighbourhood sums over an {n}^3 x 19 lattice of ones");

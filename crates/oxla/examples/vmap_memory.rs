@@ -3,30 +3,15 @@
 //!
 //! `cargo run --release --example vmap_memory -- --n 100`
 
+#[path = "cli/mod.rs"]
+mod cli;
 #[path = "seeds/mod.rs"]
 mod seeds;
 
 use std::time::Instant;
 
+use cli::{arg, peak_rss_mib};
 use oxla::{jit, make_jaxpr, numpy as jnp, vmap, Tensor};
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| v.parse().expect("a number"))
-}
-
-fn peak_rss_mib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<u64>().ok())
-        .map_or(0, |kib| kib / 1024)
-}
 
 fn main() -> oxla::Result<()> {
     let n = arg("--n", 100);

@@ -1,0 +1,22 @@
+//! Command-line helpers shared by the examples.
+#![allow(dead_code)]
+
+/// The value of `--name N` on the command line, or `default`.
+pub fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().expect("a number"))
+}
+
+/// This process's peak resident memory so far, in MiB (Linux).
+pub fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kib| kib / 1024)
+}
