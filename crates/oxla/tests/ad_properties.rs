@@ -3,7 +3,7 @@
 
 use oxla::numpy::{self as jnp, s};
 use oxla::prims::{GatherMode, ScatterDims};
-use oxla::{jvp, lax, random, vjp, DType, Tensor};
+use oxla::{jit, jvp, lax, random, vjp, DType, Tensor};
 use proptest::prelude::*;
 
 type F = fn(&Tensor) -> Tensor;
@@ -106,6 +106,13 @@ proptest! {
             let eps = 1e-6;
             let fd = (f(&(&x + &v * eps)) - f(&(&x - &v * eps))) / (2.0 * eps);
             let (y, t) = jvp(|x: Tensor| f(&x), x.clone(), v.clone());
+            // The same derivative compiled: jit equals eager.
+            let compiled = jit(|(x, v): (Tensor, Tensor)| jvp(|x: Tensor| f(&x), x, v).1)
+                .call((x.clone(), v.clone()))
+                .unwrap();
+            for (a, b) in compiled.array().to_f64_vec().iter().zip(t.array().to_f64_vec()) {
+                prop_assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{name} {shape:?}: jit {a} vs eager {b}");
+            }
             let (tv, fdv) = (t.array().to_f64_vec(), fd.array().to_f64_vec());
             for (a, b) in tv.iter().zip(&fdv) {
                 prop_assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{name} {shape:?}: jvp {a} vs fd {b}");
