@@ -279,7 +279,10 @@ fn a_transposed_matmul_operand_is_folded_into_the_contraction() {
     let c = jit(f).lower(&x).unwrap().compile().unwrap();
     let text = c.jaxpr().to_string();
     assert!(!text.contains("transpose"), "{text}");
-    assert!(text.contains("dimension_numbers=(([1], [1]), ([], []))"), "{text}");
+    assert!(
+        text.contains("dimension_numbers=(([1], [1]), ([], []))"),
+        "{text}"
+    );
     let (got, want) = (c.call(x.clone()).unwrap(), f(x));
     for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
         assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{a} vs {b}");
