@@ -322,11 +322,19 @@ impl Run<'_> {
                     .iter()
                     .map(|&a| self.values[a].clone().expect("argument evaluated"))
                     .collect();
-                if matches!(prim, Prim::SelectN) && ins.iter().any(|a| a.ndim() == 1) {
-                    let wide = ins.iter().map(|a| a.size()).max().unwrap_or(1);
-                    ins = ins.iter().map(|a| widen(a, wide)).collect();
+                match prim {
+                    // A predicate that is the same for every lane picks one case whole.
+                    Prim::SelectN if ins[0].ndim() == 0 => {
+                        let which = ins[0].item() as usize;
+                        ins.swap_remove(1 + which.min(ins.len() - 2))
+                    }
+                    Prim::SelectN if ins.iter().any(|a| a.ndim() == 1) => {
+                        let wide = ins.iter().map(|a| a.size()).max().unwrap_or(1);
+                        ins = ins.iter().map(|a| widen(a, wide)).collect();
+                        prim.eval(&ins).remove(0)
+                    }
+                    _ => prim.eval(&ins).remove(0),
                 }
-                prim.eval(&ins).remove(0)
             }
         };
         // Single values are held as rank-0 arrays, lanes as rank-1.
