@@ -9,51 +9,87 @@ use crate::random::threefry;
 
 /// Elementwise primitives of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum UnaryOp {
+    /// `-x`.
     Neg,
+    /// `e^x`.
     Exp,
+    /// Natural logarithm.
     Log,
+    /// `log(1 + x)`, accurate near 0.
     Log1p,
+    /// Sine.
     Sin,
+    /// Cosine.
     Cos,
+    /// Hyperbolic tangent.
     Tanh,
+    /// `1 / (1 + e^-x)`.
     Logistic,
+    /// Square root.
     Sqrt,
+    /// `1 / sqrt(x)`.
     Rsqrt,
+    /// Absolute value.
     Abs,
+    /// -1, 0 or 1 (NaN stays NaN).
     Sign,
+    /// Round toward negative infinity.
     Floor,
+    /// Round toward positive infinity.
     Ceil,
+    /// Round half away from zero.
     Round,
+    /// Logical (bool) or bitwise (integer) not.
     Not,
+    /// Inverse error function.
     ErfInv,
+    /// Whether a float is neither infinite nor NaN (bool result).
     IsFinite,
 }
 
 /// Elementwise primitives of two operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum BinaryOp {
+    /// `x + y` (wrapping for integers).
     Add,
+    /// `x - y`.
     Sub,
+    /// `x * y`.
     Mul,
+    /// `x / y` (integer division truncates; by zero gives -1).
     Div,
+    /// Remainder with the dividend's sign (C `fmod`); by zero gives `x` for integers.
     Rem,
+    /// `x ** y` for floats.
     Pow,
+    /// Larger of two (NaN propagates; `or` for bools).
     Max,
+    /// Smaller of two (NaN propagates; `and` for bools).
     Min,
+    /// The next float after `x` toward `y`.
     Nextafter,
+    /// `x == y`.
     Eq,
+    /// `x != y`.
     Ne,
+    /// `x < y`.
     Lt,
+    /// `x <= y`.
     Le,
+    /// `x > y`.
     Gt,
+    /// `x >= y`.
     Ge,
+    /// Logical or bitwise and.
     And,
+    /// Logical or bitwise or.
     Or,
+    /// Logical or bitwise exclusive or.
     Xor,
+    /// `x << y` on the bits; shifts of the width or more give 0.
     ShiftLeft,
+    /// `x >> y` on the bits, filling with zeros.
     ShiftRightLogical,
 }
 

@@ -8,21 +8,27 @@ use crate::core::Aval;
 
 /// The monoid of a reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum ReduceOp {
+    /// Sum (`reduce_sum`).
     Sum,
+    /// Product (`reduce_prod`).
     Prod,
+    /// Maximum (`reduce_max`).
     Max,
+    /// Minimum (`reduce_min`).
     Min,
+    /// Logical and of bools (`reduce_and`).
     And,
+    /// Logical or of bools (`reduce_or`).
     Or,
 }
 
 /// Which extremum an arg-reduction finds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum ArgOp {
+    /// Index of the first maximum.
     Max,
+    /// Index of the first minimum.
     Min,
 }
 
