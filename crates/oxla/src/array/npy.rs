@@ -1,6 +1,6 @@
 //! Reading and writing numpy's `.npy` format.
 //!
-//! Malformed files are reported as [`Error::Npy`](crate::Error::Npy), never a panic.
+//! Malformed files are reported as [`Error::Npy`](crate::Error), never a panic.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};

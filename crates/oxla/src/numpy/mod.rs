@@ -1,4 +1,4 @@
-//! `jnp`: the numpy-style API, built only from [`lax`](crate::lax) primitives.
+//! `jnp`: the numpy-style API, built only from `lax` primitives ([`crate::lax`]).
 //!
 //! Functions promote dtypes by JAX's lattice (Rust scalars are weakly typed: they take the
 //! tensor's dtype when their kind fits) and broadcast shapes as numpy does. Every function
