@@ -57,19 +57,46 @@ pub(super) fn dot_general_rule(
     Ok(vec![Aval::new(preferred.unwrap_or(l.dtype), &shape)])
 }
 
-/// `a` permuted to `[batch..., first..., second...]` and made contiguous, with the products
-/// of the three groups' sizes.
-fn arrange(a: &Array, batch: &[usize], first: &[usize], second: &[usize]) -> (Array, [usize; 3]) {
-    let perm: Vec<usize> = batch.iter().chain(first).chain(second).copied().collect();
-    let size = |ds: &[usize]| ds.iter().map(|&d| a.shape()[d]).product::<usize>();
-    let sizes = [size(batch), size(first), size(second)];
-    if perm.iter().enumerate().all(|(i, &p)| i == p) {
-        return (a.clone(), sizes);
+/// Size and stride of a group of dimensions that can be walked as one (each dimension's
+/// stride is the next one's times its size), or `None`.
+fn group(shape: &[usize], strides: &[isize], dims: &[usize]) -> Option<(usize, isize)> {
+    let Some(&last) = dims.last() else {
+        return Some((1, 0));
+    };
+    let mergeable = dims
+        .windows(2)
+        .all(|w| strides[w[0]] == strides[w[1]] * shape[w[1]] as isize);
+    mergeable.then(|| (dims.iter().map(|&d| shape[d]).product(), strides[last]))
+}
+
+/// An operand seen as `[batch, rows, cols]` with strides: a view of its own buffer when each
+/// group of dimensions is one strided walk, else a contiguous copy.
+struct Matrix {
+    data: Array,
+    sizes: [usize; 3],
+    strides: [isize; 3],
+}
+
+fn matrix(a: &Array, batch: &[usize], rows: &[usize], cols: &[usize]) -> Matrix {
+    let strides = signed_strides(a.shape());
+    let groups = [batch, rows, cols].map(|g| group(a.shape(), &strides, g));
+    if let [Some(b), Some(r), Some(c)] = groups {
+        return Matrix {
+            data: a.clone(),
+            sizes: [b.0, r.0, c.0],
+            strides: [b.1, r.1, c.1],
+        };
     }
-    let src = signed_strides(a.shape());
+    let perm: Vec<usize> = batch.iter().chain(rows).chain(cols).copied().collect();
+    let size = |ds: &[usize]| ds.iter().map(|&d| a.shape()[d]).product::<usize>();
+    let sizes = [size(batch), size(rows), size(cols)];
     let shape: Vec<usize> = perm.iter().map(|&p| a.shape()[p]).collect();
-    let strides: Vec<isize> = perm.iter().map(|&p| src[p]).collect();
-    (strided(a, 0, &shape, &strides), sizes)
+    let st: Vec<isize> = perm.iter().map(|&p| strides[p]).collect();
+    Matrix {
+        data: strided(a, 0, &shape, &st),
+        sizes,
+        strides: [(sizes[1] * sizes[2]) as isize, sizes[2] as isize, 1],
+    }
 }
 
 pub(super) fn dot_general(
@@ -81,16 +108,15 @@ pub(super) fn dot_general(
 ) -> Array {
     let lfree = free_dims(lhs.ndim(), &contracting.0, &batch.0);
     let rfree = free_dims(rhs.ndim(), &contracting.1, &batch.1);
-    let (l, [b, m, k]) = arrange(lhs, &batch.0, &lfree, &contracting.0);
-    let (r, [_, n, _]) = arrange(rhs, &batch.1, &rfree, &contracting.1);
-    // r is [b, n, k]: read it as the column-major k x n matrix it is.
+    let l = matrix(lhs, &batch.0, &lfree, &contracting.0);
+    let r = matrix(rhs, &batch.1, &rfree, &contracting.1);
+    let [b, m, k] = l.sizes;
+    let n = r.sizes[1];
     let mut shape: Vec<usize> = batch.0.iter().map(|&d| lhs.shape()[d]).collect();
     shape.extend(lfree.iter().map(|&d| lhs.shape()[d]));
     shape.extend(rfree.iter().map(|&d| rhs.shape()[d]));
     let out = with_dtype!(lhs.dtype(), T, [I32, U32, F32, F64], {
-        new_array::<T>(&shape, |out| {
-            matmul_batched::<T>(l.as_slice(), r.as_slice(), out, [b, m, k, n])
-        })
+        new_array::<T>(&shape, |out| matmul_batched::<T>(&l, &r, out, [b, m, k, n]))
     });
     match preferred {
         Some(d) if d != lhs.dtype() => super::elementwise::convert(&out, d),
@@ -124,23 +150,26 @@ mac!(f64, float);
 mac!(i32, int);
 mac!(u32, int);
 
-/// `out[b] = l[b] (m x k, row-major) @ r[b]^T (r[b] is n x k, row-major)`.
-fn matmul_batched<T: Mac>(l: &[T], r: &[T], out: &mut [T], [b, m, k, n]: [usize; 4]) {
+/// `out[b] = l[b] (m x k) @ r[b]^T (r[b] is n x k)`, each operand read through its strides.
+fn matmul_batched<T: Mac>(l: &Matrix, r: &Matrix, out: &mut [T], [b, m, k, n]: [usize; 4]) {
+    let (ls, rs) = (l.data.as_slice::<T>(), r.data.as_slice::<T>());
     for i in 0..b {
-        let (lb, rb) = (
-            &l[i * m * k..(i + 1) * m * k],
-            &r[i * n * k..(i + 1) * n * k],
-        );
+        let (lo, ro) = (i as isize * l.strides[0], i as isize * r.strides[0]);
         let ob = &mut out[i * m * n..(i + 1) * m * n];
-        if !gemm_float(lb, rb, ob, m, k, n) {
-            for p in 0..m {
-                for q in 0..n {
-                    let mut acc = T::default();
-                    for t in 0..k {
-                        acc = T::mac(acc, lb[p * k + t], rb[q * k + t]);
-                    }
-                    ob[p * n + q] = acc;
+        if gemm_float(ls, lo, l.strides, rs, ro, r.strides, ob, m, k, n) {
+            continue;
+        }
+        for p in 0..m {
+            for q in 0..n {
+                let mut acc = T::default();
+                for t in 0..k {
+                    let a =
+                        ls[(lo + p as isize * l.strides[1] + t as isize * l.strides[2]) as usize];
+                    let c =
+                        rs[(ro + q as isize * r.strides[1] + t as isize * r.strides[2]) as usize];
+                    acc = T::mac(acc, a, c);
                 }
+                ob[p * n + q] = acc;
             }
         }
     }
@@ -155,8 +184,21 @@ fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
     }
 }
 
-/// Runs one f32/f64 matrix product on `gemm`; returns false for other element types.
-fn gemm_float<T: Elem>(l: &[T], r: &[T], out: &mut [T], m: usize, k: usize, n: usize) -> bool {
+/// Runs one f32/f64 matrix product on `gemm` with the operands' own strides; returns
+/// false for other element types.
+#[allow(clippy::too_many_arguments)]
+fn gemm_float<T: Elem>(
+    l: &[T],
+    lo: isize,
+    ls: [isize; 3],
+    r: &[T],
+    ro: isize,
+    rs: [isize; 3],
+    out: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> bool {
     if !T::DTYPE.is_float() {
         return false;
     }
@@ -169,10 +211,10 @@ fn gemm_float<T: Elem>(l: &[T], r: &[T], out: &mut [T], m: usize, k: usize, n: u
     }
     let one = T::from_f64(1.0);
     let zero = T::from_f64(0.0);
-    // SAFETY: l is m x k row-major (column stride 1, row stride k); r is n x k row-major,
-    // i.e. the k x n right operand with column stride k and row stride 1; out is m x n
-    // row-major. All three slices hold exactly those many elements, and T is f32 or f64,
-    // which gemm supports.
+    // SAFETY: element (p, t) of the left operand is at l[lo + p*ls[1] + t*ls[2]] and
+    // element (t, q) of the right one at r[ro + q*rs[1] + t*rs[2]], in bounds for p < m,
+    // q < n, t < k by construction of the operands' views; out is m x n row-major and holds
+    // exactly m*n elements; T is f32 or f64, which gemm supports.
     unsafe {
         gemm::gemm(
             m,
@@ -182,12 +224,12 @@ fn gemm_float<T: Elem>(l: &[T], r: &[T], out: &mut [T], m: usize, k: usize, n: u
             1,
             n as isize,
             false,
-            l.as_ptr(),
-            1,
-            k as isize,
-            r.as_ptr(),
-            k as isize,
-            1,
+            l.as_ptr().offset(lo),
+            ls[2],
+            ls[1],
+            r.as_ptr().offset(ro),
+            rs[1],
+            rs[2],
             zero,
             one,
             false,
@@ -196,5 +238,11 @@ fn gemm_float<T: Elem>(l: &[T], r: &[T], out: &mut [T], m: usize, k: usize, n: u
             parallelism(m, n, k),
         )
     }
+    // A dot product starts from +0, so it is never -0 (gemm, multiplying without an
+    // initial zero, can give -0 for products of zeros).
+    let zero = T::from_f64(0.0);
+    out.iter_mut()
+        .filter(|x| **x == zero)
+        .for_each(|x| *x = zero);
     true
 }
