@@ -70,6 +70,18 @@ fn main() -> oxla::Result<()> {
         grad(mean_loss).call((p, x, y)).expect("scalar loss")
     });
     let args = (params, x, y);
+    if std::env::args().any(|a| a == "--explain") {
+        let c = per_example.lower(&args)?.compile()?;
+        println!("{}", c.memory_analysis());
+        for s in c.fusion() {
+            println!(
+                "{} <- {:?} reads {:?}",
+                s.output,
+                s.primitives,
+                s.inputs.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+            );
+        }
+    }
     let (first, steady) = time(|| per_example.call(args.clone()).expect("runs"));
     println!("per_example batch {b}: first {first:.2?}, steady median {steady:.2?}");
     let (first, steady) = time(|| mean.call(args.clone()).expect("runs"));

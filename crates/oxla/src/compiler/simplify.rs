@@ -390,6 +390,23 @@ impl Pass {
                 },
                 vec![inner.inputs[0].clone()],
             )),
+            (
+                Prim::Transpose { permutation },
+                Prim::DotGeneral {
+                    contracting,
+                    batch,
+                    preferred_element_type,
+                },
+            ) if swaps_dot_operands(permutation, &inner) => Some((
+                // The product's free dimensions swapped are the product of the swapped
+                // operands: no transposed copy.
+                Prim::DotGeneral {
+                    contracting: (contracting.1.clone(), contracting.0.clone()),
+                    batch: (batch.1.clone(), batch.0.clone()),
+                    preferred_element_type: *preferred_element_type,
+                },
+                vec![inner.inputs[1].clone(), inner.inputs[0].clone()],
+            )),
             (Prim::Transpose { permutation: p2 }, Prim::Transpose { permutation: p1 }) => Some((
                 Prim::Transpose {
                     permutation: p2.iter().map(|&i| p1[i]).collect(),
@@ -510,6 +527,25 @@ impl Pass {
         });
         true
     }
+}
+
+/// Whether `perm` keeps a dot_general's batch dimensions first and swaps its block of lhs
+/// free dimensions with its block of rhs free dimensions.
+fn swaps_dot_operands(perm: &[usize], dot: &Eqn) -> bool {
+    let Prim::DotGeneral {
+        contracting, batch, ..
+    } = &dot.prim
+    else {
+        return false;
+    };
+    let nb = batch.0.len();
+    let free = |i: usize, c: &[usize]| dot.inputs[i].aval().ndim() - c.len() - nb;
+    let (fl, fr) = (free(0, &contracting.0), free(1, &contracting.1));
+    let want: Vec<usize> = (0..nb)
+        .chain(nb + fl..nb + fl + fr)
+        .chain(nb..nb + fl)
+        .collect();
+    fl > 0 && fr > 0 && perm == want.as_slice()
 }
 
 /// Removes equations whose results are unused, and unused constvars.
