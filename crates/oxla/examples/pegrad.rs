@@ -71,15 +71,15 @@ fn main() -> oxla::Result<()> {
     });
     let args = (params, x, y);
     if std::env::args().any(|a| a == "--explain") {
-        let c = per_example.lower(&args)?.compile()?;
-        println!("{}", c.memory_analysis());
-        for s in c.fusion() {
-            println!(
-                "{} <- {:?} reads {:?}",
-                s.output,
-                s.primitives,
-                s.inputs.iter().map(|a| a.to_string()).collect::<Vec<_>>()
-            );
+        for (name, c) in [
+            ("per_example", per_example.lower(&args)?.compile()?),
+            ("mean", mean.lower(&args)?.compile()?),
+        ] {
+            println!("# {name}\n{}", c.memory_analysis());
+            for s in c.fusion() {
+                let reads: Vec<String> = s.inputs.iter().map(|a| a.to_string()).collect();
+                println!("{} <- {:?} reads {reads:?}", s.output, s.primitives);
+            }
         }
     }
     let (first, steady) = time(|| per_example.call(args.clone()).expect("runs"));
