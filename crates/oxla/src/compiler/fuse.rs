@@ -149,10 +149,8 @@ impl Step {
             Step::Prim(i) => cj.jaxpr.eqns[*i]
                 .inputs
                 .iter()
-                .filter_map(|a| match a {
-                    Atom::Var(v) => Some(v.id),
-                    Atom::Lit(_) => None,
-                })
+                .filter_map(Atom::var)
+                .map(|v| v.id)
                 .collect(),
             Step::Kernel(k) => k.inputs.iter().map(|v| v.id).collect(),
         }
@@ -247,10 +245,8 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
     let out_ids: std::collections::HashSet<u32> = j
         .outvars
         .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(v.id),
-            Atom::Lit(_) => None,
-        })
+        .filter_map(Atom::var)
+        .map(|v| v.id)
         .collect();
     for (i, e) in j.eqns.iter().enumerate() {
         let elementwise = matches!(

@@ -554,10 +554,8 @@ fn dce(cj: ClosedJaxpr) -> ClosedJaxpr {
     let mut live: HashSet<u32> = j
         .outvars
         .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(v.id),
-            Atom::Lit(_) => None,
-        })
+        .filter_map(Atom::var)
+        .map(|v| v.id)
         .collect();
     let mut kept = Vec::new();
     for e in j.eqns.into_iter().rev() {

@@ -36,6 +36,14 @@ pub enum Atom {
 }
 
 impl Atom {
+    /// The variable, if the operand is one.
+    pub fn var(&self) -> Option<&Var> {
+        match self {
+            Atom::Var(v) => Some(v),
+            Atom::Lit(_) => None,
+        }
+    }
+
     /// The abstract value of the operand.
     pub fn aval(&self) -> Aval {
         match self {
