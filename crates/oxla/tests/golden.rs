@@ -61,6 +61,7 @@
 //! - `mixed_slice_int_array`: JAX folds the basic slices next to an index array into the
 //!   `gather` (start indices and `slice_sizes`); oxla slices first, then gathers.
 
+#[macro_use]
 mod common;
 #[path = "../examples/seeds/mod.rs"]
 mod seeds;
@@ -90,33 +91,6 @@ fn check_case(case: &str, program: Program, cmp: Cmp) {
 
 fn check_jaxpr(case: &str, program: Program) {
     SUITE.check_jaxpr(case, program);
-}
-
-macro_rules! cases {
-    ($($name:ident $([$cmp:ident])? : |$a:ident| $body:expr;)*) => {
-        $(
-            #[allow(non_snake_case)]
-            mod $name {
-                use super::*;
-
-                #[allow(unused_variables)]
-                pub fn program($a: &[Tensor]) -> Vec<Tensor> {
-                    $body
-                }
-
-                #[test]
-                fn value() {
-                    check_case(stringify!($name), program, cases!(@cmp $($cmp)?));
-                }
-            }
-        )*
-
-        /// Every covered case.
-        const COVERED: &[&str] = &[$(stringify!($name)),*];
-    };
-    (@cmp) => { Cmp::Close };
-    (@cmp bits) => { Cmp::Bits };
-    (@cmp sum) => { common::SUM };
 }
 
 cases! {
@@ -450,21 +424,6 @@ fn comparison_catches_differences() {
     };
     assert!(check_leaf(&ints, &wide(vec![1, 2]), Cmp::Close).is_ok());
     assert!(check_leaf(&ints, &wide(vec![1, 3]), Cmp::Close).is_err());
-}
-
-macro_rules! jaxpr_cases {
-    ($($name:ident),* $(,)?) => {
-        /// oxla's jaxprs against JAX's `jaxpr.txt`, normalised by `normalize_jaxpr`.
-        mod jaxpr {
-            $(
-                #[test]
-                #[allow(non_snake_case)]
-                fn $name() {
-                    super::check_jaxpr(stringify!($name), super::$name::program);
-                }
-            )*
-        }
-    };
 }
 
 jaxpr_cases!(

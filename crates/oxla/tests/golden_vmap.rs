@@ -70,11 +70,12 @@
 //!   adds the mapped axis as a window dimension where oxla gives the indices a batch axis.
 //! - `random_*`: JAX 0.10 stages typed-key primitives (`random_wrap`, `random_bits`, ...).
 
+#[macro_use]
 mod common;
 #[path = "../examples/seeds/mod.rs"]
 mod seeds;
 
-use common::{Cmp, Goldens, Program, SUM};
+use common::{Cmp, Goldens, Program};
 use oxla::numpy::{self as jnp, s, Ellipsis};
 use oxla::prims::{GatherMode, ScatterDims};
 use oxla::{lax, random, vmap, DType, Tensor, Tree};
@@ -183,33 +184,6 @@ fn fold_in(key: &Tensor, data: &Tensor) -> Tensor {
     let (y0, y1) = lax::threefry2x32(&w(0), &w(1), &x0, &x1);
     let one = |y: &Tensor| lax::broadcast_in_dim(y, &[1], &[]);
     lax::concatenate(&[one(&y0), one(&y1)], 0)
-}
-
-macro_rules! cases {
-    ($($name:ident $([$cmp:ident])? : |$a:ident| $body:expr;)*) => {
-        $(
-            #[allow(non_snake_case)]
-            mod $name {
-                use super::*;
-
-                #[allow(unused_variables)]
-                pub fn program($a: &[Tensor]) -> Vec<Tensor> {
-                    $body
-                }
-
-                #[test]
-                fn value() {
-                    check_case(stringify!($name), program, cases!(@cmp $($cmp)?));
-                }
-            }
-        )*
-
-        /// Every covered case.
-        const COVERED: &[&str] = &[$(stringify!($name)),*];
-    };
-    (@cmp) => { Cmp::Close };
-    (@cmp bits) => { Cmp::Bits };
-    (@cmp sum) => { SUM };
 }
 
 type T2 = (Tensor, Tensor);
@@ -755,21 +729,6 @@ cases! {
 #[test]
 fn manifest_is_fully_accounted_for() {
     SUITE.assert_accounted_for(COVERED, SKIPPED);
-}
-
-macro_rules! jaxpr_cases {
-    ($($name:ident),* $(,)?) => {
-        /// oxla's jaxprs against JAX's `jaxpr.txt`, normalised by `normalize_jaxpr`.
-        mod jaxpr {
-            $(
-                #[test]
-                #[allow(non_snake_case)]
-                fn $name() {
-                    super::check_jaxpr(stringify!($name), super::$name::program);
-                }
-            )*
-        }
-    };
 }
 
 jaxpr_cases!(

@@ -346,3 +346,52 @@ pub fn normalize_jaxpr(s: &str) -> String {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     s.replace("[ ", "[").replace(" ]", "]")
 }
+
+/// One test module per golden case: `name [cmp]: |args| program;` where `cmp` is `bits`,
+/// `sum` or omitted (close). The including file defines `check_case` and imports `Cmp`;
+/// `COVERED` lists the cases.
+#[allow(unused_macros)]
+macro_rules! cases {
+    ($($name:ident $([$cmp:ident])? : |$a:ident| $body:expr;)*) => {
+        $(
+            #[allow(non_snake_case)]
+            mod $name {
+                use super::*;
+
+                #[allow(unused_variables)]
+                pub fn program($a: &[Tensor]) -> Vec<Tensor> {
+                    $body
+                }
+
+                #[test]
+                fn value() {
+                    check_case(stringify!($name), program, cases!(@cmp $($cmp)?));
+                }
+            }
+        )*
+
+        /// Every covered case.
+        const COVERED: &[&str] = &[$(stringify!($name)),*];
+    };
+    (@cmp) => { Cmp::Close };
+    (@cmp bits) => { Cmp::Bits };
+    (@cmp sum) => { common::SUM };
+}
+
+/// One jaxpr-text test per listed case, in a `jaxpr` module; the including file defines
+/// `check_jaxpr` and the cases' `program`s.
+#[allow(unused_macros)]
+macro_rules! jaxpr_cases {
+    ($($name:ident),* $(,)?) => {
+        /// oxla's jaxprs against JAX's `jaxpr.txt`, normalised by `normalize_jaxpr`.
+        mod jaxpr {
+            $(
+                #[test]
+                #[allow(non_snake_case)]
+                fn $name() {
+                    super::check_jaxpr(stringify!($name), super::$name::program);
+                }
+            )*
+        }
+    };
+}
