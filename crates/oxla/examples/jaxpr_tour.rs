@@ -28,12 +28,7 @@ fn main() {
     println!("# seed 004: vmap(memory_test2, in_axes=(0, None)) over every lattice id (N = 400)");
     let ids = Tensor::new(Array::zeros(DType::I32, &[400 * 400 * 400]));
     let lattice = Tensor::new(Array::zeros(DType::F32, &[400, 400, 400, 19]));
-    let batched = |(ids, v): (Tensor, Tensor)| -> Tensor {
-        vmap(|(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 2))
-            .in_axes((0, None))
-            .call((ids, v))
-            .unwrap()
-    };
+    let batched = seeds::memory_test_batched(2);
     let text = make_jaxpr(batched, (ids, lattice)).to_string();
     let lines: Vec<&str> = text.lines().collect();
     println!("... {} lines; the gather and what follows:", lines.len());

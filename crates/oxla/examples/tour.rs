@@ -19,12 +19,7 @@ fn seed_004(n: usize) {
     let lattice = jnp::ones(&[n, n, n, 19]);
     let ids = jnp::arange((n * n * n) as i32);
     for variant in [1, 2] {
-        let batched = move |(ids, v): (Tensor, Tensor)| -> Tensor {
-            vmap(move |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant))
-                .in_axes((0, None))
-                .call((ids, v))
-                .expect("traced")
-        };
+        let batched = seeds::memory_test_batched(variant);
         let t = Instant::now();
         let compiled = jit(batched)
             .lower(&(ids.clone(), lattice.clone()))

@@ -11,7 +11,7 @@ mod seeds;
 use std::time::Instant;
 
 use cli::{arg, peak_rss_mib};
-use oxla::{jit, make_jaxpr, numpy as jnp, vmap, Tensor};
+use oxla::{jit, make_jaxpr, numpy as jnp};
 
 fn main() -> oxla::Result<()> {
     let n = arg("--n", 100);
@@ -19,12 +19,7 @@ fn main() -> oxla::Result<()> {
     let ids = jnp::arange(sites as i32);
     let lattice = jnp::ones(&[n, n, n, 19]);
     for variant in [1, 2] {
-        let batched = move |(ids, v): (Tensor, Tensor)| -> Tensor {
-            vmap(move |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant))
-                .in_axes((0, None))
-                .call((ids, v))
-                .expect("traced")
-        };
+        let batched = seeds::memory_test_batched(variant);
         if variant == 2 {
             println!("# jaxpr of vmap(memory_test2, in_axes=(0, None)) at N = {n}");
             println!("{}\n", make_jaxpr(batched, (ids.clone(), lattice.clone())));

@@ -23,10 +23,7 @@ fn seed_programs_compile_and_agree_with_eager() {
     let lattice = random::uniform(&random::key(1), &[n, n, n, 19]);
     let ids = jnp::arange((n * n * n) as i32);
     for variant in [1, 2] {
-        let body = move |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant);
-        let batched = move |(ids, v): (Tensor, Tensor)| -> Tensor {
-            vmap(body).in_axes((0, None)).call((ids, v)).unwrap()
-        };
+        let batched = seeds::memory_test_batched(variant);
         let eager = batched((ids.clone(), lattice.clone()));
         let compiled = jit(batched).call((ids.clone(), lattice.clone())).unwrap();
         let (e, c) = (eager.to_vec::<f32>(), compiled.to_vec::<f32>());
@@ -99,10 +96,7 @@ fn fusion_keeps_broadcasts_gathers_and_index_arithmetic_virtual() {
     // Seed 004's lattice program: the index computations and the 3x3x3x19 gather fuse into
     // the sum; nothing of size N^3 x 513 exists.
     let n = 8;
-    let body = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 2);
-    let batched = move |(ids, v): (Tensor, Tensor)| -> Tensor {
-        vmap(body).in_axes((0, None)).call((ids, v)).unwrap()
-    };
+    let batched = seeds::memory_test_batched(2);
     let args = (jnp::arange((n * n * n) as i32), jnp::ones(&[n, n, n, 19]));
     let c = jit(batched).lower(&args).unwrap().compile().unwrap();
     let m = c.memory_analysis();
@@ -210,10 +204,7 @@ fn memory_child(program: &str) {
     let (planned, measured) = match program {
         "lattice" => {
             let n = 60;
-            let body = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 2);
-            let f = move |(ids, v): (Tensor, Tensor)| -> Tensor {
-                vmap(body).in_axes((0, None)).call((ids, v)).unwrap()
-            };
+            let f = seeds::memory_test_batched(2);
             let args = (jnp::arange((n * n * n) as i32), jnp::ones(&[n, n, n, 19]));
             measure(f, args)
         }

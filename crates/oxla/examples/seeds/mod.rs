@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use oxla::numpy as jnp;
-use oxla::Tensor;
+use oxla::{vmap, Tensor};
 
 /// Seed 004: `f(x) = (x[:, None] * x[None, :]).sum()`.
 pub fn outer_sum(x: Tensor) -> Tensor {
@@ -35,6 +35,16 @@ pub fn memory_test(lattice_id: &Tensor, value_tensor: &Tensor, variant: usize) -
     let vel = jnp::ones(&[3, 3, 3, dof, variant]);
     let u_local = local.index((.., .., .., .., None)) * vel;
     jnp::sum(&u_local, None)
+}
+
+/// Seed 004: `vmap(memory_test, in_axes=(0, None))` over lattice ids, as the seed jits it.
+pub fn memory_test_batched(variant: usize) -> impl Fn((Tensor, Tensor)) -> Tensor + Copy {
+    move |(ids, lattice)| {
+        vmap(move |(id, v): (Tensor, Tensor)| memory_test(&id, &v, variant))
+            .in_axes((0, None))
+            .call((ids, lattice))
+            .expect("memory_test traces")
+    }
 }
 
 /// Seed 002: squared error of a linear model for one example.
