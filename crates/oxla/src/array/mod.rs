@@ -3,6 +3,7 @@
 mod buffer;
 mod dtype;
 pub mod npy;
+mod values;
 
 use std::fmt;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use smallvec::SmallVec;
 
 pub use buffer::{Buffer, ALIGN};
 pub use dtype::{DType, Elem, Kind};
+pub(crate) use values::{new_values, Lane, Values, ValuesMut};
 
 /// The dimensions of an array, outermost first.
 pub type Shape = SmallVec<[usize; 6]>;

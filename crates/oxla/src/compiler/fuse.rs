@@ -128,9 +128,10 @@ pub(crate) struct Kernel {
     pub(crate) eqns: Vec<usize>,
     /// The root equation's source line.
     pub(crate) source: &'static Location<'static>,
-    /// Elementwise operations applied to the reduction's result before it is stored:
-    /// the primitive, its operands (`None` for the running value), in order.
-    pub(crate) epilogue: Vec<(Prim, Vec<Option<crate::array::Array>>)>,
+    /// An elementwise operation applied to the reduction's result before it is stored
+    /// (giving the kernel's output dtype): the primitive and its operands, `None` for the
+    /// reduced value.
+    pub(crate) epilogue: Option<(Prim, Vec<Option<crate::array::Array>>)>,
 }
 
 /// One step of a compiled program.
@@ -345,7 +346,7 @@ fn form(
                     Atom::Var(_) => None,
                 })
                 .collect();
-            kernel.epilogue.push((e.prim.clone(), operands));
+            kernel.epilogue = Some((e.prim.clone(), operands));
             kernel.out = e.outputs[0].clone();
             kernel.eqns.insert(0, i);
             steps.push(Step::Kernel(Box::new(kernel)));
@@ -438,7 +439,7 @@ impl<'a> Builder<'a> {
             inputs: std::mem::take(&mut self.inputs),
             eqns: std::mem::take(&mut self.eqns),
             source: e.source,
-            epilogue: Vec::new(),
+            epilogue: None,
         }
     }
 

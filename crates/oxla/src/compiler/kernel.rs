@@ -7,8 +7,10 @@
 //! per neighbour. A node that does not depend on the vector loop holds a single value.
 
 use super::fuse::{Affine, Kernel, NodeOp};
-use crate::array::{strides_of, Array, Buffer, DType, Elem};
-use crate::prims::{with_dtype, BinaryOp, Prim, ReduceOp};
+use smallvec::SmallVec;
+
+use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
+use crate::prims::{fold, with_dtype, Monoid, Prim, ReduceOp};
 
 /// Lanes per block.
 const LANES: usize = 256;
@@ -80,178 +82,185 @@ fn order(k: &Kernel) -> Order {
     }
 }
 
+/// The values of one node for the current block: up to [`LANES`] typed values, of which
+/// the first `len` are current. One value stands for every lane.
+struct Col {
+    dtype: DType,
+    len: usize,
+    buf: Buffer,
+}
+
+impl Col {
+    fn new(dtype: DType) -> Col {
+        Col {
+            dtype,
+            len: 0,
+            buf: Buffer::zeroed(LANES * dtype.size()),
+        }
+    }
+
+    fn get(&self) -> Values<'_> {
+        with_dtype!(
+            self.dtype,
+            T,
+            T::wrap(&self.buf.as_slice::<T>()[..self.len])
+        )
+    }
+
+    /// The first `len` values, to overwrite.
+    fn typed_mut<T: Lane>(&mut self, len: usize) -> &mut [T] {
+        self.len = len;
+        &mut self.buf.as_mut_slice::<T>()[..len]
+    }
+
+    /// The first `len` values, to overwrite, as untyped values.
+    fn set(&mut self, len: usize) -> ValuesMut<'_> {
+        with_dtype!(self.dtype, T, T::wrap_mut(self.typed_mut::<T>(len)))
+    }
+}
+
+/// `a` at the current loop indices (the vector loop at its block start), and its step
+/// from one lane to the next.
+fn affine_at(a: &Affine, idx: &[i64], vector: usize) -> (i64, i64) {
+    let start = a.base + a.coef.iter().zip(idx).map(|(c, i)| c * i).sum::<i64>();
+    (start, a.coef.get(vector).copied().unwrap_or(0))
+}
+
+/// `out[l] = src[start + step * l]`. With `clamp`, indices are clamped into the buffer
+/// (masked-off lanes of a padded or concatenated operand may point outside it; their
+/// values are discarded).
+fn load<T: Lane>(src: &[T], start: i64, step: i64, clamp: bool, out: &mut [T]) {
+    let len = src.len() as i64;
+    if len == 0 {
+        // An empty operand is only ever read under a mask that discards the lanes.
+        out.fill(T::default());
+        return;
+    }
+    let last = start + step * (out.len() as i64 - 1).max(0);
+    if start.min(last) >= 0 && start.max(last) < len {
+        if step == 1 {
+            out.copy_from_slice(&src[start as usize..start as usize + out.len()]);
+        } else {
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = src[(start + step * l as i64) as usize];
+            }
+        }
+    } else {
+        assert!(clamp, "kernel load {start}+{step}*l out of {len} elements");
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = src[(start + step * l as i64).clamp(0, len - 1) as usize];
+        }
+    }
+}
+
+/// Folds `v`'s first `width` lanes (one value: repeated) into the accumulator.
+fn fold_into(op: ReduceOp, acc: &mut Col, v: Values, width: usize) {
+    with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
+        let a = &mut acc.buf.as_mut_slice::<T>()[..width];
+        let x = T::slice(v);
+        if x.len() == 1 {
+            let x = x[0];
+            for a in a {
+                *a = T::combine(op, *a, x);
+            }
+        } else {
+            for (a, &x) in a.iter_mut().zip(x) {
+                *a = T::combine(op, *a, x);
+            }
+        }
+    });
+    acc.len = acc.len.max(width);
+}
+
+/// The kernel's epilogue applied to `value`'s lanes: the values to store.
+fn epilogue<'c>(k: &Kernel, value: &'c Col, scratch: &'c mut Col) -> &'c Col {
+    match &k.epilogue {
+        None => value,
+        Some((prim, operands)) => {
+            let v = value.get();
+            let args: SmallVec<[Values; 3]> = operands
+                .iter()
+                .map(|o| o.as_ref().map_or(v, Array::values))
+                .collect();
+            prim.eval_lanes(&args, scratch.set(value.len));
+            scratch
+        }
+    }
+}
+
 /// Evaluation state of one kernel run.
 struct Run<'a> {
     k: &'a Kernel,
     inputs: &'a [Array],
-    order: Order,
+    order: &'a Order,
+    /// Nodes to evaluate after entering each loop position.
+    at: &'a [Vec<usize>],
+    out: &'a Out,
+    out_strides: &'a [i64],
     /// Current index of every loop (the vector loop: its block start).
     idx: Vec<i64>,
     /// Lanes in the current block.
     width: usize,
-    values: Vec<Option<Array>>,
-    /// Nodes to evaluate after entering each loop position.
-    at: Vec<Vec<usize>>,
-    out: &'a Out,
-    out_strides: Vec<i64>,
+    /// Every node's values.
+    cols: Vec<Col>,
+    /// Buffer offsets of the lanes of a load (scratch).
+    offs: Vec<i64>,
+    /// The reduction's running values, a lane each.
+    acc: Col,
+    /// A reduction over the vector loop, combined across lanes.
+    total: Col,
+    /// The epilogue's results.
+    epi: Col,
     /// The part of the outermost loop this run covers.
     range0: (i64, i64),
-    acc: Option<Array>,
-}
-
-fn affine_lanes(a: &Affine, idx: &[i64], vector: usize, width: usize) -> Vec<i64> {
-    if a.coef.is_empty() {
-        return vec![a.base; width];
-    }
-    let mut base = a.base;
-    for (k, (&c, &i)) in a.coef.iter().zip(idx).enumerate() {
-        if k != vector {
-            base += c * i;
-        }
-    }
-    let start = base + a.coef[vector] * idx[vector];
-    (0..width as i64)
-        .map(|l| start + a.coef[vector] * l)
-        .collect()
-}
-
-fn gather_lanes(src: &Array, offsets: &[i64], clamp: bool) -> Array {
-    let len = src.size() as i64;
-    if len == 0 {
-        // An empty operand is only ever read under a mask that discards the lanes.
-        return Array::zeros(src.dtype(), &[offsets.len()]);
-    }
-    with_dtype!(src.dtype(), T, {
-        let s = src.as_slice::<T>();
-        let v: Vec<T> = offsets
-            .iter()
-            .map(|&o| {
-                let o = if clamp { o.clamp(0, len - 1) } else { o };
-                s[o as usize]
-            })
-            .collect();
-        let n = v.len();
-        Array::from_vec(v, &[n])
-    })
-}
-
-fn from_i64(values: &[i64], dtype: DType) -> Array {
-    with_dtype!(dtype, T, {
-        let v: Vec<T> = values.iter().map(|&x| T::from_f64(x as f64)).collect();
-        let n = v.len();
-        Array::from_vec(v, &[n])
-    })
-}
-
-fn nan_max(a: f64, x: f64) -> f64 {
-    if a.is_nan() || x.is_nan() {
-        f64::NAN
-    } else {
-        a.max(x)
-    }
-}
-
-fn nan_min(a: f64, x: f64) -> f64 {
-    if a.is_nan() || x.is_nan() {
-        f64::NAN
-    } else {
-        a.min(x)
-    }
-}
-
-/// The kernel's epilogue applied to reduced values.
-fn epilogue(k: &Kernel, mut v: Array) -> Array {
-    for (prim, operands) in &k.epilogue {
-        let args: Vec<Array> = operands
-            .iter()
-            .map(|o| o.clone().unwrap_or_else(|| v.clone()))
-            .collect();
-        v = prim.eval(&args).remove(0);
-    }
-    v
-}
-
-/// `value`'s lanes followed by the identity of `op` up to `width` lanes.
-fn pad_identity(value: &Array, width: usize, op: ReduceOp) -> Array {
-    let id = Prim::Reduce { op, axes: vec![0] }
-        .eval(&[Array::zeros(value.dtype(), &[0])])
-        .remove(0);
-    let hi = (width - value.size()) as i64;
-    Prim::Pad {
-        padding_config: vec![(0, hi, 0)],
-    }
-    .eval(&[value.clone(), id])
-    .remove(0)
-}
-
-/// `a` as `width` lanes (a single value is repeated).
-fn widen(a: &Array, width: usize) -> Array {
-    if a.ndim() == 1 && a.size() == width {
-        return a.clone();
-    }
-    Prim::BroadcastInDim {
-        shape: crate::array::shape_of(&[width]),
-        broadcast_dimensions: vec![],
-    }
-    .eval(&[a.reshaped(&[])])
-    .remove(0)
 }
 
 impl Run<'_> {
-    fn deps_vector(&self, node: usize) -> bool {
-        self.k.nodes[node].deps & (1 << self.order.vector) != 0
-    }
-
     fn lanes(&self, node: usize) -> usize {
-        if self.deps_vector(node) {
+        if self.k.nodes[node].deps & (1 << self.order.vector) != 0 {
             self.width
         } else {
             1
         }
     }
 
-    /// Buffer offsets of a load or gather node's lanes at the current loop indices.
-    fn offsets(&self, n: usize, w: usize) -> Vec<i64> {
+    /// Fills `offs` with the buffer offsets of a load or gather node's lanes.
+    fn lane_offsets(&mut self, n: usize, w: usize) {
         let v = self.order.vector;
-        match &self.k.nodes[n].op {
-            NodeOp::Load { offset, .. } => affine_lanes(offset, &self.idx, v, w),
-            NodeOp::Gather { starts, window, .. } => {
-                let mut off = affine_lanes(window, &self.idx, v, w);
-                for s in starts {
-                    let st = self.values[s.node].as_ref().expect("start evaluated");
-                    let add = |off: &mut [i64], at: &dyn Fn(usize) -> i64| {
-                        for (l, o) in off.iter_mut().enumerate() {
-                            *o += s.stride * at(l).clamp(0, s.max);
-                        }
-                    };
-                    let uniform = st.size() == 1;
-                    let pick = |l: usize| if uniform { 0 } else { l };
-                    match st.dtype() {
-                        DType::I32 => {
-                            let v = st.as_slice::<i32>();
-                            add(&mut off, &|l| v[pick(l)] as i64)
-                        }
-                        DType::U32 => {
-                            let v = st.as_slice::<u32>();
-                            add(&mut off, &|l| v[pick(l)] as i64)
-                        }
-                        _ => {
-                            let v = st.to_f64_vec();
-                            add(&mut off, &|l| v[pick(l)] as i64)
-                        }
-                    }
-                }
-                off
-            }
+        let (window, starts) = match &self.k.nodes[n].op {
+            NodeOp::Load { offset, .. } => (offset, &[][..]),
+            NodeOp::Gather { starts, window, .. } => (window, &starts[..]),
             _ => unreachable!("only loads have offsets"),
+        };
+        let (start, step) = affine_at(window, &self.idx, v);
+        self.offs.clear();
+        self.offs.extend((0..w as i64).map(|l| start + step * l));
+        for s in starts {
+            let add = |offs: &mut [i64], at: &dyn Fn(usize) -> i64| {
+                for (l, o) in offs.iter_mut().enumerate() {
+                    *o += s.stride * at(l).clamp(0, s.max);
+                }
+            };
+            let st = self.cols[s.node].get();
+            let pick = |l: usize| if st.len() == 1 { 0 } else { l };
+            match st {
+                Values::I32(x) => add(&mut self.offs, &|l| x[pick(l)] as i64),
+                Values::U32(x) => add(&mut self.offs, &|l| x[pick(l)] as i64),
+                _ => with_dtype!(st.dtype(), T, {
+                    let x = T::slice(st);
+                    add(&mut self.offs, &|l| x[pick(l)].to_f64() as i64)
+                }),
+            }
         }
     }
 
     /// The innermost reduced loop `p`, when only the root (a load) depends on it: each lane
     /// reduces a strided run of the buffer directly.
-    fn strided_reduction(&mut self, p: usize) -> Option<Array> {
+    fn strided_reduction(&mut self, p: usize) -> bool {
         let k = self.k;
-        let (op, flags) = k.reduce.as_ref()?;
+        let Some((op, flags)) = k.reduce.as_ref() else {
+            return false;
+        };
         let d = self.order.loops[p];
         let root = k.nodes.len() - 1;
         if p + 1 != self.order.loops.len()
@@ -259,115 +268,131 @@ impl Run<'_> {
             || d == self.order.vector
             || self.at[p] != [root]
         {
-            return None;
+            return false;
         }
-        let (slot, step, clamp) = match &k.nodes[root].op {
-            NodeOp::Load {
-                slot,
-                offset,
-                clamp,
-            } => (*slot, offset.coef[d], *clamp),
-            NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d], false),
-            _ => return None,
+        let (slot, step) = match &k.nodes[root].op {
+            NodeOp::Load { slot, offset, .. } => (*slot, offset.coef[d]),
+            NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d]),
+            _ => return false,
         };
         self.idx[d] = 0;
         let w = self.lanes(root);
-        let offs = self.offsets(root, w);
-        let src = &self.inputs[slot];
-        let len = src.size() as i64;
-        let extent = k.loops[d] as i64;
-        let dtype = k.nodes[root].dtype;
-        let lanes: Vec<f64> = with_dtype!(dtype, T, {
-            let s = src.as_slice::<T>();
-            let at = |o: i64| s[(if clamp { o.clamp(0, len - 1) } else { o }) as usize].to_f64();
-            offs.iter()
-                .map(|&o| {
-                    let run = (0..extent).map(|r| at(o + step * r));
-                    match op {
-                        ReduceOp::Sum => run.sum(),
-                        ReduceOp::Max => run.fold(f64::NEG_INFINITY, nan_max),
-                        _ => run.fold(f64::INFINITY, nan_min),
-                    }
-                })
-                .collect()
+        self.lane_offsets(root, w);
+        let extent = k.loops[d];
+        let op = *op;
+        let col = &mut self.cols[root];
+        with_dtype!(col.dtype, T, [I32, U32, F32, F64], {
+            let s = self.inputs[slot].as_slice::<T>();
+            let len = s.len() as i64;
+            let pairwise = op == ReduceOp::Sum && col.dtype.is_float();
+            let out = col.typed_mut::<T>(w);
+            for (o, &off) in out.iter_mut().zip(&self.offs) {
+                let last = off + step * (extent as i64 - 1);
+                *o = if len == 0 {
+                    T::identity(op)
+                } else if step == 1 && off >= 0 && last < len {
+                    fold(op, &s[off as usize..off as usize + extent], pairwise)
+                } else {
+                    (0..extent as i64).fold(T::identity(op), |a, r| {
+                        T::combine(op, a, s[(off + step * r).clamp(0, len - 1) as usize])
+                    })
+                };
+            }
         });
-        Some(with_dtype!(dtype, T, {
-            let v: Vec<T> = lanes.iter().map(|&x| T::from_f64(x)).collect();
-            Array::from_vec(v, &[w])
-        }))
+        fold_into(op, &mut self.acc, self.cols[root].get(), self.width);
+        true
     }
 
     fn eval(&mut self, n: usize) {
         let node = &self.k.nodes[n];
         let w = self.lanes(n);
         let v = self.order.vector;
-        let value = match &node.op {
-            NodeOp::Lit(l) => l.clone(),
-            NodeOp::Load { slot, clamp, .. } => {
-                gather_lanes(&self.inputs[*slot], &self.offsets(n, w), *clamp)
+        match &node.op {
+            NodeOp::Lit(l) => {
+                let col = &mut self.cols[n];
+                with_dtype!(col.dtype, T, {
+                    col.typed_mut::<T>(1)[0] = l.as_slice::<T>()[0]
+                })
+            }
+            NodeOp::Load {
+                slot,
+                offset,
+                clamp,
+            } => {
+                let (start, step) = affine_at(offset, &self.idx, v);
+                let col = &mut self.cols[n];
+                with_dtype!(col.dtype, T, {
+                    load(
+                        self.inputs[*slot].as_slice::<T>(),
+                        start,
+                        step,
+                        *clamp,
+                        col.typed_mut::<T>(w),
+                    )
+                })
             }
             NodeOp::Gather { slot, .. } => {
-                gather_lanes(&self.inputs[*slot], &self.offsets(n, w), false)
+                self.lane_offsets(n, w);
+                let col = &mut self.cols[n];
+                with_dtype!(col.dtype, T, {
+                    let src = self.inputs[*slot].as_slice::<T>();
+                    for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&self.offs) {
+                        *o = src[off as usize];
+                    }
+                })
             }
-            NodeOp::Iota { value } => from_i64(&affine_lanes(value, &self.idx, v, w), node.dtype),
+            NodeOp::Iota { value } => {
+                let (start, step) = affine_at(value, &self.idx, v);
+                let col = &mut self.cols[n];
+                with_dtype!(col.dtype, T, {
+                    for (l, o) in col.typed_mut::<T>(w).iter_mut().enumerate() {
+                        *o = T::from_f64((start + step * l as i64) as f64);
+                    }
+                })
+            }
             NodeOp::InRange { value, lo, hi } => {
-                let lanes: Vec<bool> = affine_lanes(value, &self.idx, v, w)
-                    .iter()
-                    .map(|x| (*lo..*hi).contains(x))
-                    .collect();
-                Array::from_vec(lanes, &[w])
-            }
-            NodeOp::Apply { prim, args } => {
-                let mut ins: Vec<Array> = args
-                    .iter()
-                    .map(|&a| self.values[a].clone().expect("argument evaluated"))
-                    .collect();
-                match prim {
-                    // A predicate that is the same for every lane picks one case whole.
-                    Prim::SelectN if ins[0].ndim() == 0 => {
-                        let which = ins[0].item() as usize;
-                        ins.swap_remove(1 + which.min(ins.len() - 2))
-                    }
-                    Prim::SelectN if ins.iter().any(|a| a.ndim() == 1) => {
-                        let wide = ins.iter().map(|a| a.size()).max().unwrap_or(1);
-                        ins = ins.iter().map(|a| widen(a, wide)).collect();
-                        prim.eval(&ins).remove(0)
-                    }
-                    _ => prim.eval(&ins).remove(0),
+                let (start, step) = affine_at(value, &self.idx, v);
+                for (l, o) in self.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
+                    *o = (*lo..*hi).contains(&(start + step * l as i64));
                 }
             }
-        };
-        // Single values are held as rank-0 arrays, lanes as rank-1.
-        let value = if value.size() == 1 && w == 1 {
-            value.reshaped(&[])
-        } else {
-            value
-        };
-        self.values[n] = Some(value);
-    }
-
-    fn root(&self) -> Array {
-        let r = self.k.nodes.len() - 1;
-        widen(self.values[r].as_ref().expect("root evaluated"), self.width)
-    }
-
-    /// Offsets in the output of the current block's lanes.
-    fn out_lanes(&self) -> Vec<i64> {
-        let v = self.order.vector;
-        let mut base = 0;
-        let mut lane = 0;
-        for (d, &s) in self.out_strides.iter().enumerate() {
-            if s == 0 {
-                continue;
-            }
-            if d == v {
-                lane = s;
-                base += s * self.idx[d];
-            } else {
-                base += s * self.idx[d];
+            NodeOp::Apply { prim, args } => {
+                let (before, rest) = self.cols.split_at_mut(n);
+                let col = &mut rest[0];
+                let ins: SmallVec<[Values; 4]> = args.iter().map(|&a| before[a].get()).collect();
+                let uniform = match ins[0] {
+                    Values::Bool([p]) if *prim == Prim::SelectN => Some(*p as usize),
+                    Values::I32([p]) if *prim == Prim::SelectN => Some((*p).max(0) as usize),
+                    _ => None,
+                };
+                match uniform {
+                    // A predicate that is the same for every lane picks one case whole.
+                    Some(which) => {
+                        let case = ins[1 + which.min(ins.len() - 2)];
+                        with_dtype!(col.dtype, T, {
+                            let src = T::slice(case);
+                            col.typed_mut::<T>(src.len()).copy_from_slice(src)
+                        })
+                    }
+                    None => {
+                        let len = ins.iter().map(Values::len).max().unwrap_or(1);
+                        prim.eval_lanes(&ins, col.set(len));
+                    }
+                }
             }
         }
-        (0..self.width as i64).map(|l| base + lane * l).collect()
+    }
+
+    /// The output offset of the current block's first lane, and the step between lanes.
+    fn out_lanes(&self) -> (i64, i64) {
+        let base = self
+            .out_strides
+            .iter()
+            .zip(&self.idx)
+            .map(|(s, i)| s * i)
+            .sum();
+        let step = self.out_strides.get(self.order.vector).copied();
+        (base, step.unwrap_or(0))
     }
 
     fn walk(&mut self, p: usize) {
@@ -378,117 +403,76 @@ impl Run<'_> {
         }
         let d = self.order.loops[p];
         let extent = k.loops[d] as i64;
-        let reduced = k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
-        let first_reduced = reduced
-            && (p == 0 || {
-                let prev = self.order.loops[p - 1];
-                !k.reduce.as_ref().is_some_and(|(_, f)| f[prev])
-            });
+        let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
+        let first_reduced = reduced(d) && (p == 0 || !reduced(self.order.loops[p - 1]));
         if first_reduced {
-            self.acc = None;
+            self.reset();
         }
-        if let Some(value) = self.strided_reduction(p) {
-            self.fold(value);
-            if first_reduced {
-                self.finish();
+        if !self.strided_reduction(p) {
+            let step = if d == self.order.vector {
+                LANES as i64
+            } else {
+                1
+            };
+            let (mut i, end) = if p == 0 { self.range0 } else { (0, extent) };
+            let at = self.at;
+            while i < end {
+                self.idx[d] = i;
+                if d == self.order.vector {
+                    self.width = (end - i).min(LANES as i64) as usize;
+                }
+                for &n in &at[p] {
+                    self.eval(n);
+                }
+                self.walk(p + 1);
+                i += step;
             }
-            return;
-        }
-        let step = if d == self.order.vector {
-            LANES as i64
-        } else {
-            1
-        };
-        let (mut i, end) = if p == 0 { self.range0 } else { (0, extent) };
-        while i < end {
-            self.idx[d] = i;
-            if d == self.order.vector {
-                self.width = (end - i).min(LANES as i64) as usize;
-            }
-            for n in std::mem::take(&mut self.at[p]) {
-                self.eval(n);
-                self.at[p].push(n);
-            }
-            self.walk(p + 1);
-            i += step;
         }
         if first_reduced {
             self.finish();
         }
     }
 
+    /// Sets every lane of the accumulator to the reduction's identity.
+    fn reset(&mut self) {
+        let (op, _) = self.k.reduce.as_ref().expect("a reduction");
+        let acc = &mut self.acc;
+        with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
+            acc.typed_mut::<T>(LANES).fill(T::identity(*op))
+        });
+        acc.len = 0;
+    }
+
     /// At the innermost loop: store the root, or fold it into the accumulator.
     fn innermost(&mut self) {
-        let value = self.root();
+        let root = self.cols.last().expect("a root node");
         match &self.k.reduce {
             None => {
-                let offs = self.out_lanes();
-                let vals = value.to_f64_vec();
-                for (o, x) in offs.iter().zip(vals) {
-                    self.out.set(*o as usize, x);
-                }
+                let (base, step) = self.out_lanes();
+                self.out.store(root.get(), base, step, self.width);
             }
-            Some(_) => self.fold(value),
+            Some((op, _)) => fold_into(*op, &mut self.acc, root.get(), self.width),
         }
-    }
-
-    /// Folds one innermost value into the reduction's accumulator.
-    fn fold(&mut self, value: Array) {
-        let value = widen(&value, self.width);
-        let rop = self
-            .k
-            .reduce
-            .as_ref()
-            .map(|(o, _)| *o)
-            .expect("a reduction");
-        let op = match rop {
-            ReduceOp::Sum => BinaryOp::Add,
-            ReduceOp::Max => BinaryOp::Max,
-            _ => BinaryOp::Min,
-        };
-        self.acc = Some(match self.acc.take() {
-            None => value,
-            Some(acc) if acc.size() == value.size() => {
-                Prim::Binary(op).eval(&[acc, value]).remove(0)
-            }
-            Some(acc) => {
-                // A shorter last block of the vector loop: pad it with the identity.
-                let padded = pad_identity(&value, acc.size(), rop);
-                Prim::Binary(op).eval(&[acc, padded]).remove(0)
-            }
-        });
-    }
-
-    fn epilogue(&self, v: Array) -> Array {
-        epilogue(self.k, v)
     }
 
     /// After the reduced loops: write the accumulated values.
     fn finish(&mut self) {
-        let Some(acc) = self.acc.take() else { return };
         let (op, flags) = self.k.reduce.as_ref().expect("a reduction");
-        let v = self.order.vector;
-        if flags[v] {
-            let total = Prim::Reduce {
-                op: *op,
-                axes: (0..acc.ndim()).collect(),
-            }
-            .eval(&[acc])
-            .remove(0);
-            let total = self.epilogue(total);
-            let mut off = 0;
-            for (d, &s) in self.out_strides.iter().enumerate() {
-                if d != v {
-                    off += s * self.idx[d];
-                }
-            }
-            self.out.set(off as usize, total.item());
+        let (base, step) = self.out_lanes();
+        if flags.get(self.order.vector).copied().unwrap_or(false) {
+            let acc = &self.acc;
+            let total = &mut self.total;
+            with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
+                let lanes = &acc.buf.as_slice::<T>()[..acc.len];
+                let pairwise = *op == ReduceOp::Sum && acc.dtype.is_float();
+                total.typed_mut::<T>(1)[0] = fold(*op, lanes, pairwise);
+            });
+            let v = epilogue(self.k, &self.total, &mut self.epi);
+            self.out.store(v.get(), base, 0, 1);
         } else {
-            let offs = self.out_lanes();
-            let acc = self.epilogue(acc);
-            for (o, x) in offs.iter().zip(acc.to_f64_vec()) {
-                self.out.set(*o as usize, x);
-            }
+            self.acc.len = self.width;
+            let v = epilogue(self.k, &self.acc, &mut self.epi);
+            self.out.store(v.get(), base, step, self.width);
         }
     }
 }
@@ -505,16 +489,26 @@ struct Out {
 unsafe impl Sync for Out {}
 
 impl Out {
-    fn set(&self, off: usize, x: f64) {
+    /// Writes `v`'s lanes (one value: repeated) at `base + step * l` for `l < width`.
+    fn store(&self, v: Values, base: i64, step: i64, width: usize) {
+        if width == 0 {
+            return;
+        }
+        let last = base + step * (width as i64 - 1);
         assert!(
-            off < self.len,
-            "kernel output offset {off} out of {}",
+            base.min(last) >= 0 && (base.max(last) as usize) < self.len,
+            "kernel output offsets {base}..={last} out of {}",
             self.len
         );
         with_dtype!(self.dtype, T, {
-            // SAFETY: `buf` holds `len` elements of T, `off < len`, and no other thread
-            // writes this element.
-            unsafe { (self.buf as *mut T).add(off).write(T::from_f64(x)) }
+            let s = T::slice(v);
+            let p = self.buf as *mut T;
+            for l in 0..width {
+                let x = if s.len() == 1 { s[0] } else { s[l] };
+                // SAFETY: `buf` holds `len` elements of T, every offset lies between `base`
+                // and `last`, which are in bounds, and no other thread writes these elements.
+                unsafe { p.offset((base + step * l as i64) as isize).write(x) }
+            }
         })
     }
 }
@@ -549,27 +543,57 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
         }
     }
     let dtype = k.out.aval.dtype;
+    let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let mut buffer = Buffer::zeroed(out_len * dtype.size());
     let out = Out {
         buf: buffer.as_mut_ptr(),
         len: out_len,
         dtype,
     };
+    let new_run = |range0: (i64, i64)| Run {
+        k,
+        inputs,
+        order: &order,
+        at: &at,
+        out: &out,
+        out_strides: &out_strides,
+        idx: vec![0; n],
+        width: 1,
+        cols: k.nodes.iter().map(|node| Col::new(node.dtype)).collect(),
+        offs: Vec::with_capacity(LANES),
+        acc: Col::new(root_dtype),
+        total: Col::new(root_dtype),
+        epi: Col::new(dtype),
+        range0,
+    };
     if k.loops.contains(&0) {
         if let Some((op, _)) = &k.reduce {
             // Reducing an empty loop gives the monoid's identity.
-            let root = k.nodes.last().map_or(dtype, |n| n.dtype);
-            let id = Prim::Reduce {
-                op: *op,
-                axes: vec![0],
-            }
-            .eval(&[Array::zeros(root, &[0])])
-            .remove(0);
-            let id = epilogue(k, id).item();
-            (0..out_len).for_each(|o| out.set(o, id));
+            let mut r = new_run((0, 0));
+            with_dtype!(root_dtype, T, [I32, U32, F32, F64], {
+                r.acc.typed_mut::<T>(1)[0] = T::identity(*op)
+            });
+            let v = epilogue(k, &r.acc, &mut r.epi);
+            out.store(v.get(), 0, 1, out_len);
         }
         return Array::from_buffer(dtype, &out_shape, buffer);
     }
+    let go = |mut r: Run| {
+        for &i in &once {
+            r.eval(i);
+        }
+        if n > 0 {
+            r.walk(0);
+        } else if k.reduce.is_some() {
+            // A reduction over no loops: the value itself.
+            r.reset();
+            r.innermost();
+            r.finish();
+        } else {
+            r.innermost();
+        }
+    };
+    // Split the outermost loop over threads when it is not reduced.
     let first = order.loops.first().copied();
     let extent0 = first.map_or(1, |d| k.loops[d] as i64);
     let step0 = if first == Some(order.vector) {
@@ -577,35 +601,6 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
     } else {
         1
     };
-    let new_run = |range0: (i64, i64)| Run {
-        k,
-        inputs,
-        idx: vec![0; n],
-        width: if n == 0 { 1 } else { 0 },
-        values: vec![None; k.nodes.len()],
-        at: at.clone(),
-        out: &out,
-        out_strides: out_strides.clone(),
-        range0,
-        acc: None,
-        order: Order {
-            loops: order.loops.clone(),
-            vector: order.vector,
-            level: order.level.clone(),
-        },
-    };
-    let go = |mut r: Run| {
-        for &i in &once {
-            r.eval(i);
-        }
-        if n == 0 {
-            r.width = 1;
-            r.innermost();
-        } else {
-            r.walk(0);
-        }
-    };
-    // Split the outermost loop over threads when it is not reduced.
     let parts = rayon::current_num_threads() as i64;
     let steps = (extent0 + step0 - 1) / step0;
     if n > 0 && !reduced(first.expect("a loop")) && parts > 1 && steps >= 2 {

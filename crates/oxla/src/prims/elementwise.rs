@@ -2,8 +2,7 @@
 //! dtype conversions, `integer_pow` and the Threefry cipher.
 
 use super::arity;
-use super::view::new_array;
-use crate::array::{Array, DType, Elem};
+use crate::array::{new_values, Array, DType, Elem, Lane, Values, ValuesMut};
 use crate::core::Aval;
 use crate::random::threefry;
 
@@ -585,47 +584,40 @@ bits!(i32, |x: i32| !x);
 bits!(u32, |x: u32| !x);
 bits!(bool, |x: bool| !x);
 
-fn map<T: Elem, U: Elem>(a: &Array, f: impl Fn(T) -> U) -> Array {
-    let x = a.as_slice::<T>();
-    new_array::<U>(a.shape(), |out| {
+/// `out[i] = f(x[i])`; a one-element `x` is repeated.
+#[inline(always)]
+fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
+    if x.len() == out.len() {
         for (o, &v) in out.iter_mut().zip(x) {
             *o = f(v);
         }
-    })
+    } else {
+        out.fill(f(x[0]));
+    }
 }
 
-fn zip<T: Elem, U: Elem>(a: &Array, b: &Array, f: impl Fn(T, T) -> U) -> Array {
-    let (x, y) = (a.as_slice::<T>(), b.as_slice::<T>());
-    if a.shape() == b.shape() {
-        new_array::<U>(a.shape(), |out| {
+/// `out[i] = f(x[i], y[i])`; one-element operands are repeated.
+#[inline(always)]
+fn map2<T: Copy, U: Copy>(x: &[T], y: &[T], out: &mut [U], f: impl Fn(T, T) -> U) {
+    match (x.len() == out.len(), y.len() == out.len()) {
+        (true, true) => {
             for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
                 *o = f(u, v);
             }
-        })
-    } else if b.ndim() == 0 {
-        let v = y[0];
-        new_array::<U>(a.shape(), |out| {
+        }
+        (true, false) => {
+            let v = y[0];
             for (o, &u) in out.iter_mut().zip(x) {
                 *o = f(u, v);
             }
-        })
-    } else if a.ndim() == 0 {
-        let u = x[0];
-        new_array::<U>(b.shape(), |out| {
+        }
+        (false, true) => {
+            let u = x[0];
             for (o, &v) in out.iter_mut().zip(y) {
                 *o = f(u, v);
             }
-        })
-    } else {
-        let shape = broadcast_shapes(a.shape(), b.shape()).expect("checked by the shape rule");
-        let xs = expand(a, &shape);
-        let ys = expand(b, &shape);
-        let (x, y) = (xs.as_slice::<T>(), ys.as_slice::<T>());
-        new_array::<U>(&shape, |out| {
-            for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
-                *o = f(u, v);
-            }
-        })
+        }
+        (false, false) => out.fill(f(x[0], y[0])),
     }
 }
 
@@ -642,16 +634,49 @@ fn expand(a: &Array, shape: &[usize]) -> Array {
     super::view::strided(a, 0, shape, &strides)
 }
 
+/// Runs an elementwise primitive on typed runs (one-element operands repeat) into `out`.
+pub(super) fn apply_into(prim: &super::Prim, args: &[Values], out: ValuesMut) {
+    use super::Prim;
+    match prim {
+        Prim::Unary(op) => unary_into(*op, args[0], out),
+        Prim::Binary(op) => binary_into(*op, args[0], args[1], out),
+        Prim::IntegerPow { y } => integer_pow_into(*y, args[0], out),
+        Prim::SelectN => select_into(args[0], &args[1..], out),
+        Prim::ConvertElementType { .. } => convert_into(args[0], out),
+        Prim::BitcastConvertType { .. } => bitcast_into(args[0], out),
+        other => unreachable!("{} is not elementwise", other.name()),
+    }
+}
+
 pub(super) fn unary(op: UnaryOp, a: &Array) -> Array {
+    let dtype = if op == UnaryOp::IsFinite {
+        DType::Bool
+    } else {
+        a.dtype()
+    };
+    new_values(dtype, a.shape(), |out| unary_into(op, a.values(), out))
+}
+
+fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
     use UnaryOp::*;
     macro_rules! float_map {
         ($f:expr) => {
-            with_dtype!(a.dtype(), T, [F32, F64], map::<T, T>(a, $f))
+            with_dtype!(
+                x.dtype(),
+                T,
+                [F32, F64],
+                map1(T::slice(x), T::slice_mut(out), $f)
+            )
         };
     }
     macro_rules! num_map {
         ($f:expr) => {
-            with_dtype!(a.dtype(), T, [I32, U32, F32, F64], map::<T, T>(a, $f))
+            with_dtype!(
+                x.dtype(),
+                T,
+                [I32, U32, F32, F64],
+                map1(T::slice(x), T::slice_mut(out), $f)
+            )
         };
     }
     match op {
@@ -672,73 +697,109 @@ pub(super) fn unary(op: UnaryOp, a: &Array) -> Array {
         Round => float_map!(Float::round),
         ErfInv => float_map!(Float::erf_inv),
         IsFinite => with_dtype!(
-            a.dtype(),
+            x.dtype(),
             T,
             [F32, F64],
-            map::<T, bool>(a, Float::is_finite)
+            map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
         ),
-        Not => with_dtype!(a.dtype(), T, [Bool, I32, U32], map::<T, T>(a, Bits::not)),
+        Not => with_dtype!(
+            x.dtype(),
+            T,
+            [Bool, I32, U32],
+            map1(T::slice(x), T::slice_mut(out), Bits::not)
+        ),
+    }
+}
+
+pub(super) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
+    let dtype = if op.is_comparison() {
+        DType::Bool
+    } else {
+        a.dtype()
+    };
+    if a.shape() == b.shape() || b.ndim() == 0 {
+        new_values(dtype, a.shape(), |out| {
+            binary_into(op, a.values(), b.values(), out)
+        })
+    } else if a.ndim() == 0 {
+        new_values(dtype, b.shape(), |out| {
+            binary_into(op, a.values(), b.values(), out)
+        })
+    } else {
+        let shape = broadcast_shapes(a.shape(), b.shape()).expect("checked by the shape rule");
+        let (x, y) = (expand(a, &shape), expand(b, &shape));
+        new_values(dtype, &shape, |out| {
+            binary_into(op, x.values(), y.values(), out)
+        })
     }
 }
 
 // Comparisons are generic over every dtype, bool included.
 #[allow(clippy::bool_comparison)]
-pub(super) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
+fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
     use BinaryOp::*;
-    macro_rules! num_zip {
-        ($f:expr) => {
-            with_dtype!(a.dtype(), T, [I32, U32, F32, F64], zip::<T, T>(a, b, $f))
+    macro_rules! zip_as {
+        ([$($d:ident),*], $f:expr) => {
+            with_dtype!(
+                x.dtype(),
+                T,
+                [$($d),*],
+                map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
+            )
         };
     }
     macro_rules! cmp {
         ($f:expr) => {
-            with_dtype!(a.dtype(), T, zip::<T, bool>(a, b, $f))
+            with_dtype!(
+                x.dtype(),
+                T,
+                map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
+            )
         };
     }
-    macro_rules! bits_zip {
+    // Shifts act on the bits as u32; shifting by the width or more gives zero.
+    macro_rules! shift {
         ($f:expr) => {
-            with_dtype!(a.dtype(), T, [Bool, I32, U32], zip::<T, T>(a, b, $f))
+            zip_as!([I32, U32], |a: T, b: T| {
+                let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
+                T::from_bits64($f(a, b).unwrap_or(0) as u64)
+            })
         };
     }
+    let is_bool = x.dtype() == DType::Bool;
     match op {
-        Add => num_zip!(Num::add),
-        Sub => num_zip!(Num::sub),
-        Mul => num_zip!(Num::mul),
-        Div => num_zip!(Num::div),
-        Rem => num_zip!(Num::rem),
-        Max if a.dtype() == DType::Bool => bits_zip!(Bits::or),
-        Min if a.dtype() == DType::Bool => bits_zip!(Bits::and),
-        Max => num_zip!(Num::max),
-        Min => num_zip!(Num::min),
-        Pow => with_dtype!(a.dtype(), T, [F32, F64], zip::<T, T>(a, b, Float::powf)),
-        Nextafter => with_dtype!(
-            a.dtype(),
-            T,
-            [F32, F64],
-            zip::<T, T>(a, b, Float::next_after)
-        ),
-        Eq => cmp!(|x: T, y: T| x == y),
-        Ne => cmp!(|x: T, y: T| x != y),
-        Lt => cmp!(|x: T, y: T| x < y),
-        Le => cmp!(|x: T, y: T| x <= y),
-        Gt => cmp!(|x: T, y: T| x > y),
-        Ge => cmp!(|x: T, y: T| x >= y),
-        And => bits_zip!(Bits::and),
-        Or => bits_zip!(Bits::or),
-        Xor => bits_zip!(Bits::xor),
-        ShiftLeft => shift(a, b, |x, s| x.checked_shl(s).unwrap_or(0)),
-        ShiftRightLogical => shift(a, b, |x, s| x.checked_shr(s).unwrap_or(0)),
+        Add => zip_as!([I32, U32, F32, F64], Num::add),
+        Sub => zip_as!([I32, U32, F32, F64], Num::sub),
+        Mul => zip_as!([I32, U32, F32, F64], Num::mul),
+        Div => zip_as!([I32, U32, F32, F64], Num::div),
+        Rem => zip_as!([I32, U32, F32, F64], Num::rem),
+        Max if is_bool => zip_as!([Bool], Bits::or),
+        Min if is_bool => zip_as!([Bool], Bits::and),
+        Max => zip_as!([I32, U32, F32, F64], Num::max),
+        Min => zip_as!([I32, U32, F32, F64], Num::min),
+        Pow => zip_as!([F32, F64], Float::powf),
+        Nextafter => zip_as!([F32, F64], Float::next_after),
+        Eq => cmp!(|a: T, b: T| a == b),
+        Ne => cmp!(|a: T, b: T| a != b),
+        Lt => cmp!(|a: T, b: T| a < b),
+        Le => cmp!(|a: T, b: T| a <= b),
+        Gt => cmp!(|a: T, b: T| a > b),
+        Ge => cmp!(|a: T, b: T| a >= b),
+        And => zip_as!([Bool, I32, U32], Bits::and),
+        Or => zip_as!([Bool, I32, U32], Bits::or),
+        Xor => zip_as!([Bool, I32, U32], Bits::xor),
+        ShiftLeft => shift!(u32::checked_shl),
+        ShiftRightLogical => shift!(u32::checked_shr),
     }
-}
-
-/// Shifts act on the bits as u32; shifting by the width or more gives zero.
-fn shift(a: &Array, b: &Array, f: fn(u32, u32) -> u32) -> Array {
-    let as_u32 = |x: &Array| bitcast(x, DType::U32);
-    let r = zip::<u32, u32>(&as_u32(a), &as_u32(b), f);
-    bitcast(&r, a.dtype())
 }
 
 pub(super) fn integer_pow(a: &Array, y: i32) -> Array {
+    new_values(a.dtype(), a.shape(), |out| {
+        integer_pow_into(y, a.values(), out)
+    })
+}
+
+fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
     fn pow<T: Num>(mut x: T, y: i32) -> T {
         let mut n = y.unsigned_abs();
         let mut acc = T::one();
@@ -756,37 +817,53 @@ pub(super) fn integer_pow(a: &Array, y: i32) -> Array {
         }
     }
     with_dtype!(
-        a.dtype(),
+        x.dtype(),
         T,
         [I32, U32, F32, F64],
-        map::<T, T>(a, |x| pow(x, y))
+        map1(T::slice(x), T::slice_mut(out), |v| pow(v, y))
     )
 }
 
 pub(super) fn select_n(inputs: &[Array]) -> Array {
-    let which = &inputs[0];
-    let cases = &inputs[1..];
-    let pick: Vec<usize> = match which.dtype() {
-        DType::Bool => which
-            .as_slice::<bool>()
-            .iter()
-            .map(|&b| b as usize)
-            .collect(),
-        _ => which
-            .as_slice::<i32>()
-            .iter()
-            .map(|&i| (Ord::max(i, 0) as usize).min(cases.len() - 1))
-            .collect(),
-    };
-    let shape = cases[0].shape();
+    let cases: Vec<Values> = inputs[1..].iter().map(Array::values).collect();
+    new_values(inputs[1].dtype(), inputs[1].shape(), |out| {
+        select_into(inputs[0].values(), &cases, out)
+    })
+}
+
+/// `out[i] = cases[which[i]][i]`; an integer `which` is clamped to the cases.
+fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
     with_dtype!(cases[0].dtype(), T, {
-        let srcs: Vec<&[T]> = cases.iter().map(|c| c.as_slice::<T>()).collect();
-        new_array::<T>(shape, |out| {
-            for (i, o) in out.iter_mut().enumerate() {
-                let p = if pick.len() == 1 { pick[0] } else { pick[i] };
-                *o = srcs[p][i];
+        let out = T::slice_mut(out);
+        let n = out.len();
+        let srcs: Vec<&[T]> = cases.iter().map(|c| T::slice(*c)).collect();
+        let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
+        let pick_bool = |b: bool| (b as usize).min(srcs.len() - 1);
+        match which {
+            Values::Bool(p) if p.len() == 1 => map1(srcs[pick_bool(p[0])], out, |v| v),
+            Values::Bool(p) if srcs.len() == 2 && srcs.iter().all(|s| s.len() == n) => {
+                let (f, t) = (srcs[0], srcs[1]);
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = if p[i] { t[i] } else { f[i] };
+                }
             }
-        })
+            Values::Bool(p) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = at(srcs[pick_bool(p[i])], i);
+                }
+            }
+            _ => {
+                let p = i32::slice(which);
+                let last = srcs.len() - 1;
+                let pick = |i: usize| {
+                    let w = if p.len() == 1 { p[0] } else { p[i] };
+                    (Ord::max(w, 0) as usize).min(last)
+                };
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = at(srcs[pick(i)], i);
+                }
+            }
+        }
     })
 }
 
@@ -794,12 +871,21 @@ pub(super) fn convert(a: &Array, to: DType) -> Array {
     if a.dtype() == to {
         return a.clone();
     }
-    if a.dtype().is_int() && to.is_int() {
+    new_values(to, a.shape(), |out| convert_into(a.values(), out))
+}
+
+fn convert_into(x: Values, out: ValuesMut) {
+    let (from, to) = (x.dtype(), out.dtype());
+    if from.is_int() && to.is_int() || from == to {
         // Same-width integer conversions wrap, as XLA's do.
-        return bitcast(a, to);
+        return bitcast_into(x, out);
     }
-    with_dtype!(a.dtype(), S, {
-        with_dtype!(to, T, map::<S, T>(a, |x| T::from_f64(x.to_f64())))
+    with_dtype!(from, S, {
+        with_dtype!(
+            to,
+            T,
+            map1(S::slice(x), T::slice_mut(out), |v| T::from_f64(v.to_f64()))
+        )
     })
 }
 
@@ -807,11 +893,20 @@ pub(super) fn bitcast(a: &Array, to: DType) -> Array {
     if a.dtype() == to {
         return a.clone();
     }
-    Array::from_buffer(
-        to,
-        a.shape(),
-        crate::array::Buffer::from_bytes(a.as_bytes()),
-    )
+    new_values(to, a.shape(), |out| bitcast_into(a.values(), out))
+}
+
+/// Reinterprets elements of one width as another dtype of the same width.
+fn bitcast_into(x: Values, out: ValuesMut) {
+    with_dtype!(x.dtype(), S, {
+        with_dtype!(
+            out.dtype(),
+            T,
+            map1(S::slice(x), T::slice_mut(out), |v| T::from_bits64(
+                v.to_bits64()
+            ))
+        )
+    })
 }
 
 pub(super) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {

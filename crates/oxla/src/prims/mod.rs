@@ -15,12 +15,13 @@ mod sort;
 
 use std::fmt;
 
-use crate::array::{Array, DType, Shape};
+use crate::array::{Array, DType, Shape, Values, ValuesMut};
 use crate::core::Aval;
 
 pub(crate) use elementwise::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use indexing::{GatherDims, GatherMode, ScatterDims};
+pub(crate) use reduce::{fold, Monoid};
 pub use reduce::{ArgOp, ReduceOp};
 pub(crate) use view::with_dtype;
 
@@ -376,6 +377,12 @@ impl Prim {
             } => sort::sort_rule(*dimension, *num_keys, inputs),
             Prim::Threefry2x32 => elementwise::threefry_rule(inputs),
         }
+    }
+
+    /// Runs an elementwise primitive (one that fusion turns into a kernel node) on typed
+    /// runs of elements into `out`; one-element operands repeat.
+    pub(crate) fn eval_lanes(&self, args: &[Values], out: ValuesMut) {
+        elementwise::apply_into(self, args, out)
     }
 
     /// The eager kernel: runs the primitive on concrete arrays whose avals passed the shape rule.
