@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::panic::Location;
 
-use crate::array::{strides_of, DType};
+use crate::array::{strides_of, Array, DType};
 use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
 use crate::prims::{GatherMode, Prim, ReduceOp};
 
@@ -443,7 +443,34 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Adds a node, folding what is known when the kernel is built: a range test or an
+    /// iota that depends on no loop is a literal, and a `select_n` with a literal
+    /// predicate is the case it picks.
     fn push(&mut self, op: NodeOp, dtype: DType, deps: u64) -> NodeId {
+        let op = match op {
+            NodeOp::InRange { value, lo, hi } if value.deps() == 0 => {
+                NodeOp::Lit(Array::scalar((lo..hi).contains(&value.base)))
+            }
+            NodeOp::Iota { value } if value.deps() == 0 => {
+                let v = Array::scalar(value.base as f64);
+                NodeOp::Lit(
+                    Prim::ConvertElementType { new_dtype: dtype }
+                        .eval(&[v])
+                        .remove(0),
+                )
+            }
+            NodeOp::Apply {
+                prim: Prim::SelectN,
+                args,
+            } if matches!(self.nodes[args[0]].op, NodeOp::Lit(_)) => {
+                let NodeOp::Lit(p) = &self.nodes[args[0]].op else {
+                    unreachable!("matched above")
+                };
+                let which = (p.item().max(0.0) as usize).min(args.len() - 2);
+                return args[1 + which];
+            }
+            op => op,
+        };
         self.nodes.push(Node { op, dtype, deps });
         self.nodes.len() - 1
     }

@@ -10,10 +10,13 @@ use super::fuse::{Affine, Kernel, NodeOp};
 use smallvec::SmallVec;
 
 use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
-use crate::prims::{fold, with_dtype, Monoid, Prim, ReduceOp};
+use crate::prims::{fold, fold_by, with_dtype, Monoid, Prim, ReduceOp};
 
 /// Lanes per block.
 const LANES: usize = 256;
+
+/// Operands an elementwise node gathers without allocating.
+const MAX_ARGS: usize = 4;
 
 /// How the loops are walked.
 struct Order {
@@ -80,6 +83,37 @@ fn order(k: &Kernel) -> Order {
         vector,
         level,
     }
+}
+
+/// Runs `$body` with `$id` and `$f` bound to the identity and combining function of
+/// reduction `$op` over `$T`, the operation fixed at compile time for the common ones.
+macro_rules! with_monoid {
+    ($op:expr, $T:ty, |$id:ident, $f:ident| $body:expr) => {
+        match $op {
+            ReduceOp::Sum => {
+                let ($id, $f) = (<$T>::identity(ReduceOp::Sum), |a, b| {
+                    <$T>::combine(ReduceOp::Sum, a, b)
+                });
+                $body
+            }
+            ReduceOp::Max => {
+                let ($id, $f) = (<$T>::identity(ReduceOp::Max), |a, b| {
+                    <$T>::combine(ReduceOp::Max, a, b)
+                });
+                $body
+            }
+            ReduceOp::Min => {
+                let ($id, $f) = (<$T>::identity(ReduceOp::Min), |a, b| {
+                    <$T>::combine(ReduceOp::Min, a, b)
+                });
+                $body
+            }
+            other => {
+                let ($id, $f) = (<$T>::identity(other), |a, b| <$T>::combine(other, a, b));
+                $body
+            }
+        }
+    };
 }
 
 /// The values of one node for the current block: up to [`LANES`] typed values, of which
@@ -153,21 +187,63 @@ fn load<T: Lane>(src: &[T], start: i64, step: i64, clamp: bool, out: &mut [T]) {
     }
 }
 
+/// `acc[l]` combined with every element of the run `src[offs[l] + step * r]`, `r < extent`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn reduce_runs<T: Copy>(
+    src: &[T],
+    offs: &[i64],
+    step: i64,
+    extent: usize,
+    pairwise: bool,
+    acc: &mut [T],
+    id: T,
+    f: impl Fn(T, T) -> T + Copy,
+) {
+    let len = src.len() as i64;
+    let span = step * (extent as i64 - 1);
+    for (a, &off) in acc.iter_mut().zip(offs) {
+        let run = if len == 0 {
+            id
+        } else if step == 1 && off >= 0 && off + span < len {
+            fold_by(&src[off as usize..][..extent], pairwise, id, f)
+        } else {
+            (0..extent as i64).fold(id, |a, r| {
+                f(a, src[(off + step * r).clamp(0, len - 1) as usize])
+            })
+        };
+        *a = f(*a, run);
+    }
+}
+
+/// `offs[l] += stride * clamp(start[l], 0, max)` (one start: the same for every lane).
+#[inline(always)]
+fn add_starts<T: Copy>(offs: &mut [i64], start: &[T], stride: i64, max: i64, f: impl Fn(T) -> i64) {
+    if start.len() == 1 {
+        let add = stride * f(start[0]).clamp(0, max);
+        offs.iter_mut().for_each(|o| *o += add);
+    } else {
+        for (o, &x) in offs.iter_mut().zip(start) {
+            *o += stride * f(x).clamp(0, max);
+        }
+    }
+}
+
 /// Folds `v`'s first `width` lanes (one value: repeated) into the accumulator.
 fn fold_into(op: ReduceOp, acc: &mut Col, v: Values, width: usize) {
     with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
         let a = &mut acc.buf.as_mut_slice::<T>()[..width];
         let x = T::slice(v);
-        if x.len() == 1 {
-            let x = x[0];
-            for a in a {
-                *a = T::combine(op, *a, x);
+        with_monoid!(op, T, |_id, f| {
+            if x.len() == 1 {
+                let x = x[0];
+                a.iter_mut().for_each(|a| *a = f(*a, x));
+            } else {
+                for (a, &x) in a.iter_mut().zip(x) {
+                    *a = f(*a, x);
+                }
             }
-        } else {
-            for (a, &x) in a.iter_mut().zip(x) {
-                *a = T::combine(op, *a, x);
-            }
-        }
+        })
     });
     acc.len = acc.len.max(width);
 }
@@ -203,6 +279,9 @@ struct Run<'a> {
     width: usize,
     /// Every node's values.
     cols: Vec<Col>,
+    /// The node whose values each node's are: itself, or the case a `select_n` with a
+    /// predicate uniform over the block picked.
+    alias: Vec<usize>,
     /// Buffer offsets of the lanes of a load (scratch).
     offs: Vec<i64>,
     /// The reduction's running values, a lane each.
@@ -236,19 +315,13 @@ impl Run<'_> {
         self.offs.clear();
         self.offs.extend((0..w as i64).map(|l| start + step * l));
         for s in starts {
-            let add = |offs: &mut [i64], at: &dyn Fn(usize) -> i64| {
-                for (l, o) in offs.iter_mut().enumerate() {
-                    *o += s.stride * at(l).clamp(0, s.max);
-                }
-            };
-            let st = self.cols[s.node].get();
-            let pick = |l: usize| if st.len() == 1 { 0 } else { l };
+            let st = self.cols[self.alias[s.node]].get();
+            let offs = &mut self.offs[..];
             match st {
-                Values::I32(x) => add(&mut self.offs, &|l| x[pick(l)] as i64),
-                Values::U32(x) => add(&mut self.offs, &|l| x[pick(l)] as i64),
+                Values::I32(x) => add_starts(offs, x, s.stride, s.max, |v| v as i64),
+                Values::U32(x) => add_starts(offs, x, s.stride, s.max, |v| v as i64),
                 _ => with_dtype!(st.dtype(), T, {
-                    let x = T::slice(st);
-                    add(&mut self.offs, &|l| x[pick(l)].to_f64() as i64)
+                    add_starts(offs, T::slice(st), s.stride, s.max, |v| v.to_f64() as i64)
                 }),
             }
         }
@@ -280,26 +353,27 @@ impl Run<'_> {
         self.lane_offsets(root, w);
         let extent = k.loops[d];
         let op = *op;
-        let col = &mut self.cols[root];
+        // Runs fold straight into the accumulator when there is one per lane.
+        let direct = w == self.width;
+        let acc = &mut self.acc;
+        let col = if direct { acc } else { &mut self.cols[root] };
+        let pairwise = op == ReduceOp::Sum && col.dtype.is_float();
         with_dtype!(col.dtype, T, [I32, U32, F32, F64], {
             let s = self.inputs[slot].as_slice::<T>();
-            let len = s.len() as i64;
-            let pairwise = op == ReduceOp::Sum && col.dtype.is_float();
-            let out = col.typed_mut::<T>(w);
-            for (o, &off) in out.iter_mut().zip(&self.offs) {
-                let last = off + step * (extent as i64 - 1);
-                *o = if len == 0 {
-                    T::identity(op)
-                } else if step == 1 && off >= 0 && last < len {
-                    fold(op, &s[off as usize..off as usize + extent], pairwise)
-                } else {
-                    (0..extent as i64).fold(T::identity(op), |a, r| {
-                        T::combine(op, a, s[(off + step * r).clamp(0, len - 1) as usize])
-                    })
-                };
+            let lanes = &mut col.buf.as_mut_slice::<T>()[..w];
+            if !direct {
+                lanes.fill(T::identity(op));
             }
+            with_monoid!(op, T, |id, f| {
+                reduce_runs(s, &self.offs, step, extent, pairwise, lanes, id, f)
+            })
         });
-        fold_into(op, &mut self.acc, self.cols[root].get(), self.width);
+        if direct {
+            self.acc.len = self.acc.len.max(w);
+        } else {
+            self.cols[root].len = w;
+            fold_into(op, &mut self.acc, self.cols[root].get(), self.width);
+        }
         true
     }
 
@@ -358,27 +432,33 @@ impl Run<'_> {
             }
             NodeOp::Apply { prim, args } => {
                 let (before, rest) = self.cols.split_at_mut(n);
-                let col = &mut rest[0];
-                let ins: SmallVec<[Values; 4]> = args.iter().map(|&a| before[a].get()).collect();
+                let alias = &self.alias;
+                let mut fixed = [Values::Bool(&[]); MAX_ARGS];
+                let many: Vec<Values>;
+                let ins: &[Values] = if args.len() <= MAX_ARGS {
+                    for (f, &a) in fixed.iter_mut().zip(args) {
+                        *f = before[alias[a]].get();
+                    }
+                    &fixed[..args.len()]
+                } else {
+                    many = args.iter().map(|&a| before[alias[a]].get()).collect();
+                    &many
+                };
                 let uniform = match ins[0] {
                     Values::Bool([p]) if *prim == Prim::SelectN => Some(*p as usize),
                     Values::I32([p]) if *prim == Prim::SelectN => Some((*p).max(0) as usize),
                     _ => None,
                 };
-                match uniform {
-                    // A predicate that is the same for every lane picks one case whole.
-                    Some(which) => {
-                        let case = ins[1 + which.min(ins.len() - 2)];
-                        with_dtype!(col.dtype, T, {
-                            let src = T::slice(case);
-                            col.typed_mut::<T>(src.len()).copy_from_slice(src)
-                        })
-                    }
+                // A predicate that is the same for every lane picks one case whole.
+                let target = match uniform {
+                    Some(which) => alias[args[1 + which.min(args.len() - 2)]],
                     None => {
                         let len = ins.iter().map(Values::len).max().unwrap_or(1);
-                        prim.eval_lanes(&ins, col.set(len));
+                        prim.eval_lanes(ins, rest[0].set(len));
+                        n
                     }
-                }
+                };
+                self.alias[n] = target;
             }
         }
     }
@@ -445,13 +525,13 @@ impl Run<'_> {
 
     /// At the innermost loop: store the root, or fold it into the accumulator.
     fn innermost(&mut self) {
-        let root = self.cols.last().expect("a root node");
+        let root = self.cols[self.alias[self.cols.len() - 1]].get();
         match &self.k.reduce {
             None => {
                 let (base, step) = self.out_lanes();
-                self.out.store(root.get(), base, step, self.width);
+                self.out.store(root, base, step, self.width);
             }
-            Some((op, _)) => fold_into(*op, &mut self.acc, root.get(), self.width),
+            Some((op, _)) => fold_into(*op, &mut self.acc, root, self.width),
         }
     }
 
@@ -560,6 +640,7 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
         idx: vec![0; n],
         width: 1,
         cols: k.nodes.iter().map(|node| Col::new(node.dtype)).collect(),
+        alias: (0..k.nodes.len()).collect(),
         offs: Vec::with_capacity(LANES),
         acc: Col::new(root_dtype),
         total: Col::new(root_dtype),

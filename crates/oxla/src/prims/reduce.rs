@@ -197,26 +197,59 @@ const PAIRWISE_BLOCK: usize = 128;
 
 /// Combines `s`: by halves above [`PAIRWISE_BLOCK`] when `pairwise`, and within a block
 /// in eight interleaved partial results (which the compiler turns into vector
-/// instructions), combined at the end.
+/// instructions), combined as a tree at the end.
 pub(crate) fn fold<T: Monoid>(op: ReduceOp, s: &[T], pairwise: bool) -> T {
+    match op {
+        ReduceOp::Sum => fold_by(s, pairwise, T::identity(ReduceOp::Sum), |a, b| {
+            T::combine(ReduceOp::Sum, a, b)
+        }),
+        ReduceOp::Max => fold_by(s, pairwise, T::identity(ReduceOp::Max), |a, b| {
+            T::combine(ReduceOp::Max, a, b)
+        }),
+        ReduceOp::Min => fold_by(s, pairwise, T::identity(ReduceOp::Min), |a, b| {
+            T::combine(ReduceOp::Min, a, b)
+        }),
+        _ => fold_by(s, pairwise, T::identity(op), |a, b| T::combine(op, a, b)),
+    }
+}
+
+/// [`fold`] with the combining function `f` and its identity `id`.
+#[inline(always)]
+pub(crate) fn fold_by<T: Copy>(s: &[T], pairwise: bool, id: T, f: impl Fn(T, T) -> T + Copy) -> T {
     if pairwise && s.len() > PAIRWISE_BLOCK {
         let (lo, hi) = s.split_at(s.len() / 2);
-        return T::combine(op, fold(op, lo, true), fold(op, hi, true));
+        return f(fold_halves(lo, id, f), fold_halves(hi, id, f));
     }
-    let id = T::identity(op);
-    let mut part = [id; 8];
-    let chunks = s.chunks_exact(8);
-    let rest = chunks.remainder();
+    if s.len() < 32 {
+        return fold_parts::<T, 4>(s, id, f);
+    }
+    fold_parts::<T, 8>(s, id, f)
+}
+
+/// Combines `s` in `P` interleaved partial results, then those as a tree.
+#[inline(always)]
+fn fold_parts<T: Copy, const P: usize>(s: &[T], id: T, f: impl Fn(T, T) -> T + Copy) -> T {
+    let mut part = [id; P];
+    let chunks = s.chunks_exact(P);
+    let rest = chunks.remainder().iter().fold(id, |a, &v| f(a, v));
     for c in chunks {
         for (p, &v) in part.iter_mut().zip(c) {
-            *p = T::combine(op, *p, v);
+            *p = f(*p, v);
         }
     }
-    let mut acc = rest.iter().fold(id, |a, &v| T::combine(op, a, v));
-    for p in part {
-        acc = T::combine(op, acc, p);
+    let mut n = P;
+    while n > 1 {
+        n /= 2;
+        for i in 0..n {
+            part[i] = f(part[i], part[i + n]);
+        }
     }
-    acc
+    f(rest, part[0])
+}
+
+/// The pairwise [`fold_by`] of a long run, out of line.
+fn fold_halves<T: Copy>(s: &[T], id: T, f: impl Fn(T, T) -> T + Copy) -> T {
+    fold_by(s, true, id, f)
 }
 
 pub(super) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
