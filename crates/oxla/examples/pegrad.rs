@@ -9,7 +9,7 @@ mod cli;
 
 use std::time::{Duration, Instant};
 
-use cli::arg;
+use cli::{arg, median};
 use oxla::{grad, jit, nn, numpy as jnp, random, vmap, Tensor};
 
 type Params = (Tensor, Tensor, Tensor, Tensor);
@@ -21,23 +21,18 @@ fn loss((p, x, y): (Params, Tensor, Tensor)) -> Tensor {
     -jnp::sum(&(y * nn::log_softmax(&logits, -1)), None)
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn time<O>(f: impl Fn() -> O) -> (Duration, Duration) {
     let t = Instant::now();
     f();
     let first = t.elapsed();
-    let steady = (0..20)
+    let mut steady: Vec<Duration> = (0..20)
         .map(|_| {
             let t = Instant::now();
             f();
             t.elapsed()
         })
         .collect();
-    (first, median(steady))
+    (first, median(&mut steady))
 }
 
 fn main() -> oxla::Result<()> {

@@ -20,3 +20,9 @@ pub fn peak_rss_mib() -> u64 {
         .and_then(|v| v.parse::<u64>().ok())
         .map_or(0, |kib| kib / 1024)
 }
+
+/// The median of some timings.
+pub fn median(times: &mut [std::time::Duration]) -> std::time::Duration {
+    times.sort();
+    times[times.len() / 2]
+}

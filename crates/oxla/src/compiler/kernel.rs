@@ -1,19 +1,23 @@
 //! The block interpreter that runs a fused kernel.
 //!
-//! One loop of the nest is vectorised: the interpreter walks it in blocks of up to 256
-//! lanes, and every node is a vector of lanes. The other loops run one index at a time,
-//! and each node is evaluated at the innermost loop its value depends on — an index
-//! computation that depends only on the site is computed once per block of sites, not once
-//! per neighbour. A node that does not depend on the vector loop holds a single value.
+//! One loop of the nest is vectorised: the interpreter walks it in blocks of up to
+//! [`LANES`] lanes, and every node is a typed vector of lanes, kept in a buffer of its own
+//! that every block reuses. The other loops run one index at a time, and each node is
+//! evaluated at the innermost loop its value depends on — an index computation that
+//! depends only on the site is computed once per block of sites, not once per neighbour.
+//! A node that does not depend on the vector loop holds a single value.
 
-use super::fuse::{Affine, Kernel, NodeOp};
 use smallvec::SmallVec;
 
-use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
-use crate::prims::{fold, fold_by, with_dtype, Monoid, Prim, ReduceOp};
+use super::fuse::{Affine, Kernel, NodeOp};
 
-/// Lanes per block.
-const LANES: usize = 256;
+use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
+use crate::prims::{fold, fold_by, with_dtype, Monoid, Prim, ReduceOp, SHORT_RUN};
+
+/// Lanes per block. Each node's lanes are 4 KiB of `f32`, so a kernel's working set stays
+/// in the core's caches; on seed 004, blocks of 1024 lanes run 1.2x faster than blocks of
+/// 256 (the dispatch per node and block is spread over more lanes) and as fast as 4096.
+const LANES: usize = 1024;
 
 /// Operands an elementwise node gathers without allocating.
 const MAX_ARGS: usize = 4;
@@ -202,6 +206,24 @@ fn reduce_runs<T: Copy>(
 ) {
     let len = src.len() as i64;
     let span = step * (extent as i64 - 1);
+    let lo = offs.iter().min().map_or(0, |&o| o + span.min(0));
+    let hi = offs.iter().max().map_or(0, |&o| o + span.max(0));
+    if step == 1 && extent < SHORT_RUN && lo >= 0 && hi < len {
+        // Short contiguous runs, four lanes at a time: their folds interleave.
+        let mut groups = acc.chunks_exact_mut(4);
+        let mut at = offs.chunks_exact(4);
+        for (a, o) in (&mut groups).zip(&mut at) {
+            let run = |g: usize| &src[o[g] as usize..][..extent];
+            let r = fold_short([run(0), run(1), run(2), run(3)], id, f);
+            for (a, r) in a.iter_mut().zip(r) {
+                *a = f(*a, r);
+            }
+        }
+        for (a, &o) in groups.into_remainder().iter_mut().zip(at.remainder()) {
+            *a = f(*a, fold_by(&src[o as usize..][..extent], pairwise, id, f));
+        }
+        return;
+    }
     for (a, &off) in acc.iter_mut().zip(offs) {
         let run = if len == 0 {
             id
@@ -214,6 +236,28 @@ fn reduce_runs<T: Copy>(
         };
         *a = f(*a, run);
     }
+}
+
+/// [`fold_by`] of four runs of one length below [`SHORT_RUN`] at once, in the same order.
+#[inline(always)]
+fn fold_short<T: Copy>(runs: [&[T]; 4], id: T, f: impl Fn(T, T) -> T + Copy) -> [T; 4] {
+    let n = runs[0].len();
+    let runs = runs.map(|r| &r[..n]);
+    let full = n / 4 * 4;
+    let mut part = [[id; 4]; 4];
+    for c in (0..full).step_by(4) {
+        for (p, r) in part.iter_mut().zip(runs) {
+            for (q, &v) in p.iter_mut().zip(&r[c..c + 4]) {
+                *q = f(*q, v);
+            }
+        }
+    }
+    let mut out = [id; 4];
+    for ((o, p), r) in out.iter_mut().zip(part).zip(runs) {
+        let rest = r[full..].iter().fold(id, |a, &v| f(a, v));
+        *o = f(rest, f(f(p[0], p[2]), f(p[1], p[3])));
+    }
+    out
 }
 
 /// `offs[l] += stride * clamp(start[l], 0, max)` (one start: the same for every lane).

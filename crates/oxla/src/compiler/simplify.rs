@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::array::{Array, DType};
 use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
-use crate::prims::{BinaryOp, Prim, ReduceOp, UnaryOp};
+use crate::prims::{BinaryOp, GatherDims, GatherMode, Prim, ReduceOp, UnaryOp};
 
 /// Largest result (in elements) that constant folding computes at compile time.
 const FOLD_LIMIT: usize = 4096;
@@ -439,6 +439,9 @@ impl Pass {
                     broadcast_dimensions,
                 },
             ) => return self.sum_of_broadcast(e, axes, &inner, shape, broadcast_dimensions),
+            (Prim::Reduce { op, axes }, Prim::Gather { .. }) => {
+                return self.reduce_of_gather(e, *op, axes, &inner)
+            }
             _ => None,
         };
         match replaced {
@@ -454,6 +457,114 @@ impl Pass {
             }
             None => false,
         }
+    }
+
+    /// A reduction over gathered window dimensions that span the whole of their operand
+    /// dimension reduces the operand first and gathers from the smaller result, when the
+    /// gather reads each operand element at least once on average: the windows are never
+    /// read element by element. (The sum is reassociated, as XLA's reductions may be.)
+    fn reduce_of_gather(&mut self, e: &Eqn, op: ReduceOp, axes: &[usize], g: &Eqn) -> bool {
+        let Prim::Gather {
+            dims,
+            slice_sizes,
+            mode,
+        } = &g.prim
+        else {
+            return false;
+        };
+        let operand = g.inputs[0].aval();
+        let out = &g.outputs[0].aval;
+        let reducible = matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min);
+        if !reducible || *mode == GatherMode::FillOrDrop || out.size() < operand.size() {
+            return false;
+        }
+        // The operand's window dimensions, in the order of the offset dimensions.
+        let window = (0..operand.ndim()).filter(|d| {
+            !dims.collapsed_slice_dims.contains(d) && !dims.operand_batching_dims.contains(d)
+        });
+        let (dropped, dropped_out): (Vec<usize>, Vec<usize>) = window
+            .zip(dims.offset_dims.iter().copied())
+            .filter(|&(d, o)| {
+                axes.contains(&o)
+                    && slice_sizes[d] == operand.shape[d]
+                    && !dims.start_index_map.contains(&d)
+            })
+            .unzip();
+        if dropped.is_empty() {
+            return false;
+        }
+        let renumber = |d: usize, gone: &[usize]| d - gone.iter().filter(|&&x| x < d).count();
+        let remap = |ds: &[usize]| -> Vec<usize> {
+            ds.iter()
+                .filter(|d| !dropped.contains(d))
+                .map(|&d| renumber(d, &dropped))
+                .collect()
+        };
+        let keep = |shape: &[usize], gone: &[usize]| -> Vec<usize> {
+            (0..shape.len())
+                .filter(|d| !gone.contains(d))
+                .map(|d| shape[d])
+                .collect()
+        };
+        let dtype = out.dtype;
+        let reduced = self.fresh(dtype, &keep(&operand.shape, &dropped));
+        self.changed = true;
+        self.rewrite(Eqn {
+            prim: Prim::Reduce {
+                op,
+                axes: dropped.clone(),
+            },
+            inputs: vec![g.inputs[0].clone()],
+            outputs: vec![reduced.clone()],
+            source: e.source,
+        });
+        let new_dims = GatherDims {
+            offset_dims: dims
+                .offset_dims
+                .iter()
+                .filter(|o| !dropped_out.contains(o))
+                .map(|&o| renumber(o, &dropped_out))
+                .collect(),
+            collapsed_slice_dims: remap(&dims.collapsed_slice_dims),
+            start_index_map: dims
+                .start_index_map
+                .iter()
+                .map(|&d| renumber(d, &dropped))
+                .collect(),
+            operand_batching_dims: remap(&dims.operand_batching_dims),
+            start_indices_batching_dims: dims.start_indices_batching_dims.clone(),
+        };
+        let rest: Vec<usize> = axes
+            .iter()
+            .filter(|a| !dropped_out.contains(a))
+            .map(|&a| renumber(a, &dropped_out))
+            .collect();
+        let gathered = if rest.is_empty() {
+            e.outputs[0].clone()
+        } else {
+            self.fresh(dtype, &keep(&out.shape, &dropped_out))
+        };
+        let reduced = self.sub(&Atom::Var(reduced));
+        self.rewrite(Eqn {
+            prim: Prim::Gather {
+                dims: new_dims,
+                slice_sizes: keep(slice_sizes, &dropped),
+                mode: *mode,
+            },
+            inputs: vec![reduced, g.inputs[1].clone()],
+            outputs: vec![gathered.clone()],
+            source: g.source,
+        });
+        if !rest.is_empty() {
+            let gathered = self.sub(&Atom::Var(gathered));
+            self.rewrite(Eqn {
+                prim: Prim::Reduce { op, axes: rest },
+                inputs: vec![gathered],
+                outputs: e.outputs.clone(),
+                source: e.source,
+            });
+        }
+        true
     }
 
     /// `sum(broadcast(z), axes)` over axes the broadcast created (or expanded from size 1)

@@ -50,6 +50,16 @@ impl Axes for &[isize] {
         Some(self.to_vec())
     }
 }
+impl Axes for &[i32] {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(self.iter().map(|&a| a as isize).collect())
+    }
+}
+impl Axes for &[usize] {
+    fn axes(&self) -> Option<Vec<isize>> {
+        Some(self.iter().map(|&a| a as isize).collect())
+    }
+}
 
 #[track_caller]
 fn resolve(x: &Tensor, axes: &dyn Axes, what: &str) -> Vec<usize> {

@@ -21,7 +21,7 @@ use crate::core::Aval;
 pub(crate) use elementwise::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use indexing::{GatherDims, GatherMode, ScatterDims};
-pub(crate) use reduce::{fold, fold_by, Monoid};
+pub(crate) use reduce::{fold, fold_by, Monoid, SHORT_RUN};
 pub use reduce::{ArgOp, ReduceOp};
 pub(crate) use view::with_dtype;
 

@@ -220,7 +220,7 @@ pub(crate) fn fold_by<T: Copy>(s: &[T], pairwise: bool, id: T, f: impl Fn(T, T) 
         let (lo, hi) = s.split_at(s.len() / 2);
         return f(fold_halves(lo, id, f), fold_halves(hi, id, f));
     }
-    if s.len() < 32 {
+    if s.len() < SHORT_RUN {
         return fold_parts::<T, 4>(s, id, f);
     }
     fold_parts::<T, 8>(s, id, f)
@@ -246,6 +246,9 @@ fn fold_parts<T: Copy, const P: usize>(s: &[T], id: T, f: impl Fn(T, T) -> T + C
     }
     f(rest, part[0])
 }
+
+/// Runs shorter than this fold in four partial results, longer ones in eight.
+pub(crate) const SHORT_RUN: usize = 32;
 
 /// The pairwise [`fold_by`] of a long run, out of line.
 fn fold_halves<T: Copy>(s: &[T], id: T, f: impl Fn(T, T) -> T + Copy) -> T {
