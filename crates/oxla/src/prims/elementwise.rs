@@ -1,7 +1,7 @@
 //! Elementwise primitives: unary and binary arithmetic, comparisons, logic, `select_n`,
 //! dtype conversions, `integer_pow` and the Threefry cipher.
 
-use super::arity;
+use super::{arity, polynomial};
 use crate::array::{new_values, Array, DType, Elem, Lane, Values, ValuesMut};
 use crate::core::Aval;
 use crate::random::threefry;
@@ -492,13 +492,15 @@ trait Float: Num {
 }
 
 macro_rules! float {
-    ($t:ty, $erf_inv:path, $bits:ty) => {
+    ($t:ty, $erf_inv:path, $exp:path, $ln:path, $tanh:path) => {
         impl Float for $t {
+            #[inline(always)]
             fn exp(self) -> Self {
-                <$t>::exp(self)
+                $exp(self)
             }
+            #[inline(always)]
             fn ln(self) -> Self {
-                <$t>::ln(self)
+                $ln(self)
             }
             fn ln_1p(self) -> Self {
                 <$t>::ln_1p(self)
@@ -509,8 +511,9 @@ macro_rules! float {
             fn cos(self) -> Self {
                 <$t>::cos(self)
             }
+            #[inline(always)]
             fn tanh(self) -> Self {
-                <$t>::tanh(self)
+                $tanh(self)
             }
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
@@ -551,8 +554,14 @@ macro_rules! float {
         }
     };
 }
-float!(f32, threefry::erf_inv_f32, u32);
-float!(f64, threefry::erf_inv_f64, u64);
+float!(
+    f32,
+    threefry::erf_inv_f32,
+    polynomial::exp,
+    polynomial::ln,
+    polynomial::tanh
+);
+float!(f64, threefry::erf_inv_f64, f64::exp, f64::ln, f64::tanh);
 
 /// Bitwise operations of the integer types and bool.
 trait Bits: Elem {

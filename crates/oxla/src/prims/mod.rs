@@ -9,6 +9,7 @@ mod view;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod polynomial;
 mod reduce;
 mod shape;
 mod sort;
