@@ -21,7 +21,7 @@ pub(super) fn exp(x: f32) -> f32 {
         .mul_add(r, 8.333_452e-3)
         .mul_add(r, 4.166_579_6e-2)
         .mul_add(r, 1.666_666_5e-1)
-        .mul_add(r, 5.000_000_1e-1);
+        .mul_add(r, 5e-1);
     let e = p.mul_add(r * r, r) + 1.0;
     // 2^n in two factors, so that results near the overflow and subnormal limits are
     // reached without an infinite or zero intermediate.
@@ -65,7 +65,7 @@ pub(super) fn ln(x: f32) -> f32 {
         .mul_add(f, -1.666_805_8e-1)
         .mul_add(f, 2.000_071_4e-1)
         .mul_add(f, -2.499_999_4e-1)
-        .mul_add(f, 3.333_333_1e-1);
+        .mul_add(f, 3.333_333e-1);
     let fe = e as f32;
     let y = (p * f * z) + fe * -2.121_944_4e-4 - 0.5 * z;
     let y = fe.mul_add(0.693_359_4, f + y);
@@ -87,10 +87,10 @@ pub(super) fn tanh(x: f32) -> f32 {
     // Small arguments: an odd polynomial, free of the cancellation in 1 - 2/(e^2x + 1).
     let z = x * x;
     let p = (-5.704_988_7e-3_f32)
-        .mul_add(z, 2.063_908_9e-2)
+        .mul_add(z, 2.063_909e-2)
         .mul_add(z, -5.373_971_6e-2)
         .mul_add(z, 1.333_144_2e-1)
-        .mul_add(z, -3.333_328_2e-1);
+        .mul_add(z, -3.333_328e-1);
     let small = (p * z).mul_add(x, x);
     let large = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
     if a < 0.625 {
