@@ -63,6 +63,10 @@ pub struct MemoryAnalysis {
     pub peak_equation: Option<usize>,
     /// The largest buffers live at the peak, largest first.
     pub largest: Vec<BufferInfo>,
+    /// Results written into the buffer of an input that dies with them.
+    pub in_place_results: usize,
+    /// Results written into a buffer the step before freed.
+    pub reused_buffers: usize,
 }
 
 /// `bytes` in binary units with three significant digits.
@@ -91,6 +95,13 @@ impl fmt::Display for MemoryAnalysis {
         write!(f, "  peak       {:>12}", format_bytes(self.peak_bytes))?;
         if let Some(e) = self.peak_equation {
             write!(f, "  (at equation {e})")?;
+        }
+        if self.in_place_results + self.reused_buffers > 0 {
+            write!(
+                f,
+                "\n  reuse      {} results in place, {} in freed buffers",
+                self.in_place_results, self.reused_buffers
+            )?;
         }
         if self.largest.is_empty() {
             return Ok(());

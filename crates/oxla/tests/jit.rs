@@ -163,6 +163,43 @@ fn a_reduction_over_whole_gathered_windows_reduces_the_operand_first() {
 }
 
 #[test]
+fn results_take_the_buffers_of_values_that_die() {
+    let f = |x: Tensor| {
+        let a = jnp::matmul(&x, &x);
+        let b = jnp::matmul(&a, &x);
+        // `b` lives on, so `c` takes `a`'s buffer, freed the step before.
+        let c = &b + 1.0;
+        let s = jnp::sort(&c, Some(-1));
+        // `b`, `c` and `s` are read where the result is written and die here: the result
+        // takes one of their buffers.
+        jnp::exp(&(&c * 0.01)) + s + b
+    };
+    let x = random::normal(&random::key(9), &[64, 64]) * 0.1;
+    let c = jit(f).lower(&x).unwrap().compile().unwrap();
+    let m = c.memory_analysis();
+    assert_eq!((m.in_place_results, m.reused_buffers), (1, 1), "{m}");
+    // At most the argument and three 64x64 values are ever live.
+    assert!(m.peak_bytes <= 4 * 64 * 64 * 4, "{m}");
+    assert!(
+        m.to_string()
+            .contains("1 results in place, 1 in freed buffers"),
+        "{m}"
+    );
+    let want = f(x.clone()).to_vec::<f32>();
+    for _ in 0..2 {
+        let got = c.call(x.clone()).unwrap().to_vec::<f32>();
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()), "{g} vs {w}");
+        }
+    }
+    // The argument itself is never overwritten.
+    assert_eq!(
+        x.to_vec::<f32>(),
+        (random::normal(&random::key(9), &[64, 64]) * 0.1).to_vec::<f32>()
+    );
+}
+
+#[test]
 fn jit_composes_with_vmap_and_grad_in_any_order() {
     let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));

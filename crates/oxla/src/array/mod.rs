@@ -214,6 +214,12 @@ impl Array {
     pub fn shares_buffer(&self, other: &Array) -> bool {
         Arc::ptr_eq(&self.buf, &other.buf)
     }
+
+    /// The buffer, when this array is its only owner (for reuse by a kernel).
+    pub(crate) fn into_buffer(self) -> Result<Buffer, Array> {
+        let (dtype, shape) = (self.dtype, self.shape);
+        Arc::try_unwrap(self.buf).map_err(|buf| Array { dtype, shape, buf })
+    }
 }
 
 impl fmt::Debug for Array {

@@ -134,6 +134,35 @@ pub(crate) struct Kernel {
     pub(crate) epilogue: Option<(Prim, Vec<Option<crate::array::Array>>)>,
 }
 
+impl Kernel {
+    /// Input slots whose buffer the kernel may overwrite with its result: of the result's
+    /// size, and read only at the element being computed, so that each element is read
+    /// before it is written, by the thread that writes it.
+    pub(crate) fn in_place_slots(&self) -> Vec<usize> {
+        if self.reduce.is_some() {
+            return Vec::new();
+        }
+        let identity = Affine {
+            base: 0,
+            coef: strides_of(&self.loops).iter().map(|&s| s as i64).collect(),
+        };
+        let out = &self.out.aval;
+        (0..self.inputs.len())
+            .filter(|&s| {
+                let a = &self.inputs[s].aval;
+                a.nbytes() == out.nbytes() && a.dtype.size() == out.dtype.size()
+            })
+            .filter(|&s| {
+                self.nodes.iter().all(|n| match &n.op {
+                    NodeOp::Load { slot, offset, .. } if *slot == s => *offset == identity,
+                    NodeOp::Gather { slot, .. } => *slot != s,
+                    _ => true,
+                })
+            })
+            .collect()
+    }
+}
+
 /// One step of a compiled program.
 #[derive(Clone, Debug)]
 pub(crate) enum Step {

@@ -157,6 +157,57 @@ impl Col {
     }
 }
 
+/// A kernel's view of one input buffer. The buffer a kernel overwrites with its result
+/// is never borrowed whole: each thread reads the elements it is about to write, one
+/// block at a time.
+#[derive(Clone, Copy)]
+struct Src {
+    ptr: *const u8,
+    bytes: usize,
+    /// Whether the kernel writes its result into this buffer.
+    written: bool,
+}
+
+// SAFETY: a Src points into a buffer that outlives the kernel run; threads read it
+// concurrently, and the one written in place is read only where the reading thread writes.
+unsafe impl Send for Src {}
+// SAFETY: as for Send.
+unsafe impl Sync for Src {}
+
+impl Src {
+    fn of(a: &Array) -> Src {
+        let bytes = a.as_bytes();
+        Src {
+            ptr: bytes.as_ptr(),
+            bytes: bytes.len(),
+            written: false,
+        }
+    }
+
+    fn len<T: Lane>(&self) -> usize {
+        self.bytes / std::mem::size_of::<T>()
+    }
+
+    /// Every element, for a buffer the kernel does not write.
+    fn all<T: Lane>(&self) -> &[T] {
+        assert!(
+            !self.written,
+            "a kernel read the buffer it writes as a whole"
+        );
+        // SAFETY: the buffer holds `len` initialised, aligned elements of T, lives for
+        // the whole run, and nothing writes it during the run.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len::<T>()) }
+    }
+
+    /// Elements `start..start + n`.
+    fn range<T: Lane>(&self, start: usize, n: usize) -> &[T] {
+        assert!(start + n <= self.len::<T>(), "kernel read out of its input");
+        // SAFETY: in bounds (checked), aligned and initialised; in a buffer written in
+        // place only the reading thread writes these elements, after this borrow ends.
+        unsafe { std::slice::from_raw_parts((self.ptr as *const T).add(start), n) }
+    }
+}
+
 /// `a` at the current loop indices (the vector loop at its block start), and its step
 /// from one lane to the next.
 fn affine_at(a: &Affine, idx: &[i64], vector: usize) -> (i64, i64) {
@@ -167,8 +218,8 @@ fn affine_at(a: &Affine, idx: &[i64], vector: usize) -> (i64, i64) {
 /// `out[l] = src[start + step * l]`. With `clamp`, indices are clamped into the buffer
 /// (masked-off lanes of a padded or concatenated operand may point outside it; their
 /// values are discarded).
-fn load<T: Lane>(src: &[T], start: i64, step: i64, clamp: bool, out: &mut [T]) {
-    let len = src.len() as i64;
+fn load<T: Lane>(src: &Src, start: i64, step: i64, clamp: bool, out: &mut [T]) {
+    let len = src.len::<T>() as i64;
     if len == 0 {
         // An empty operand is only ever read under a mask that discards the lanes.
         out.fill(T::default());
@@ -177,16 +228,22 @@ fn load<T: Lane>(src: &[T], start: i64, step: i64, clamp: bool, out: &mut [T]) {
     let last = start + step * (out.len() as i64 - 1).max(0);
     if start.min(last) >= 0 && start.max(last) < len {
         if step == 1 {
-            out.copy_from_slice(&src[start as usize..start as usize + out.len()]);
-        } else {
+            out.copy_from_slice(src.range(start as usize, out.len()));
+        } else if src.written {
             for (l, o) in out.iter_mut().enumerate() {
-                *o = src[(start + step * l as i64) as usize];
+                *o = src.range((start + step * l as i64) as usize, 1)[0];
+            }
+        } else {
+            let s = src.all::<T>();
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = s[(start + step * l as i64) as usize];
             }
         }
     } else {
         assert!(clamp, "kernel load {start}+{step}*l out of {len} elements");
+        let s = src.all::<T>();
         for (l, o) in out.iter_mut().enumerate() {
-            *o = src[(start + step * l as i64).clamp(0, len - 1) as usize];
+            *o = s[(start + step * l as i64).clamp(0, len - 1) as usize];
         }
     }
 }
@@ -311,7 +368,7 @@ fn epilogue<'c>(k: &Kernel, value: &'c Col, scratch: &'c mut Col) -> &'c Col {
 /// Evaluation state of one kernel run.
 struct Run<'a> {
     k: &'a Kernel,
-    inputs: &'a [Array],
+    inputs: &'a [Src],
     order: &'a Order,
     /// Nodes to evaluate after entering each loop position.
     at: &'a [Vec<usize>],
@@ -403,7 +460,7 @@ impl Run<'_> {
         let col = if direct { acc } else { &mut self.cols[root] };
         let pairwise = op == ReduceOp::Sum && col.dtype.is_float();
         with_dtype!(col.dtype, T, [I32, U32, F32, F64], {
-            let s = self.inputs[slot].as_slice::<T>();
+            let s = self.inputs[slot].all::<T>();
             let lanes = &mut col.buf.as_mut_slice::<T>()[..w];
             if !direct {
                 lanes.fill(T::identity(op));
@@ -441,7 +498,7 @@ impl Run<'_> {
                 let col = &mut self.cols[n];
                 with_dtype!(col.dtype, T, {
                     load(
-                        self.inputs[*slot].as_slice::<T>(),
+                        &self.inputs[*slot],
                         start,
                         step,
                         *clamp,
@@ -453,7 +510,7 @@ impl Run<'_> {
                 self.lane_offsets(n, w);
                 let col = &mut self.cols[n];
                 with_dtype!(col.dtype, T, {
-                    let src = self.inputs[*slot].as_slice::<T>();
+                    let src = self.inputs[*slot].all::<T>();
                     for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&self.offs) {
                         *o = src[off as usize];
                     }
@@ -637,8 +694,18 @@ impl Out {
     }
 }
 
-/// Runs kernel `k` on its input buffers.
-pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
+/// Where a kernel writes its result.
+pub(crate) enum Target {
+    /// A new buffer.
+    Fresh,
+    /// A buffer of the result's size that an earlier value no longer needs.
+    Reuse(Buffer),
+    /// The buffer of this input slot, which dies here (see [`Kernel::in_place_slots`]).
+    InPlace(usize),
+}
+
+/// Runs kernel `k` on its input buffers, writing the result into `target`.
+pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let order = order(k);
     let n = k.loops.len();
     let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
@@ -668,12 +735,37 @@ pub(crate) fn run(k: &Kernel, inputs: &[Array]) -> Array {
     }
     let dtype = k.out.aval.dtype;
     let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
-    let mut buffer = Buffer::zeroed(out_len * dtype.size());
+    let bytes = out_len * dtype.size();
+    // Every element of the result is written, so a reused buffer needs no clearing.
+    let (mut buffer, written) = match target {
+        Target::InPlace(slot) if k.in_place_slots().contains(&slot) => {
+            let placeholder = Array::zeros(DType::U32, &[0]);
+            match std::mem::replace(&mut inputs[slot], placeholder).into_buffer() {
+                Ok(b) => (b, Some(slot)),
+                Err(shared) => {
+                    // Another owner still reads it: leave it be.
+                    inputs[slot] = shared;
+                    (Buffer::zeroed(bytes), None)
+                }
+            }
+        }
+        Target::Reuse(b) if b.len_bytes() == bytes => (b, None),
+        _ => (Buffer::zeroed(bytes), None),
+    };
+    let mut srcs: Vec<Src> = inputs.iter().map(Src::of).collect();
     let out = Out {
         buf: buffer.as_mut_ptr(),
         len: out_len,
         dtype,
     };
+    if let Some(slot) = written {
+        srcs[slot] = Src {
+            ptr: out.buf as *const u8,
+            bytes,
+            written: true,
+        };
+    }
+    let inputs = &srcs[..];
     let new_run = |range0: (i64, i64)| Run {
         k,
         inputs,

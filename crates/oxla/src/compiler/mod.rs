@@ -15,11 +15,12 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use crate::array::Array;
+use crate::array::{Array, Buffer};
 use crate::core::{bind, is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::memory::MemoryAnalysis;
 use crate::tree::{Tree, TreeDef};
+use kernel::Target;
 
 /// A function compiled per input avals; see [`jit`].
 pub struct Jit<F, A, O> {
@@ -249,7 +250,10 @@ impl Executable {
             Atom::Var(v) => env[&v.id].clone(),
             Atom::Lit(l) => l.clone(),
         };
-        for (step, frees) in self.steps.iter().zip(&self.plan.frees) {
+        let plan = &self.plan;
+        // A buffer freed by the step before, kept for the next step's result.
+        let mut spare: Option<(u32, Buffer)> = None;
+        for (i, (step, frees)) in self.steps.iter().zip(&plan.frees).enumerate() {
             match step {
                 fuse::Step::Prim(i) => {
                     let e = &j.eqns[*i];
@@ -266,13 +270,30 @@ impl Executable {
                 }
                 fuse::Step::Kernel(k) => {
                     let ins: Vec<Array> = k.inputs.iter().map(|v| env[&v.id].clone()).collect();
-                    let out = kernel::run(k, &ins);
-                    drop(ins);
-                    env.insert(k.out.id, out);
+                    let target = match (plan.in_place[i], plan.reuse[i], spare.take()) {
+                        (Some(slot), _, _) => {
+                            // The buffer dies here: let the kernel hold its only reference.
+                            for id in frees {
+                                env.remove(id);
+                            }
+                            Target::InPlace(slot)
+                        }
+                        (None, Some(id), Some((sid, b))) if id == sid => Target::Reuse(b),
+                        _ => Target::Fresh,
+                    };
+                    env.insert(k.out.id, kernel::run(k, ins, target));
                 }
             }
-            for id in frees {
-                env.remove(id);
+            let mut freed: Vec<(u32, Array)> = frees
+                .iter()
+                .filter_map(|id| env.remove(id).map(|a| (*id, a)))
+                .collect();
+            if let Some(&Some(next)) = plan.reuse.get(i + 1) {
+                let kept = freed.iter().position(|(id, _)| *id == next);
+                let kept = kept.map(|p| freed.swap_remove(p));
+                // Views of the kept buffer go first, so that it has one owner.
+                drop(freed);
+                spare = kept.and_then(|(id, a)| a.into_buffer().ok().map(|b| (id, b)));
             }
         }
         j.outvars.iter().map(|a| read(&env, a)).collect()

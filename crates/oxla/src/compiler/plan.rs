@@ -18,6 +18,11 @@ use crate::prims::Prim;
 pub(crate) struct Plan {
     /// For each step, the variables whose last use it is (freed after it runs).
     pub(crate) frees: Vec<Vec<u32>>,
+    /// For each kernel step, the input slot whose buffer (dying there) takes its result.
+    pub(crate) in_place: Vec<Option<usize>>,
+    /// For each kernel step, a buffer of its result's size freed by the step before,
+    /// which the result takes instead of a new one.
+    pub(crate) reuse: Vec<Option<u32>>,
     /// The report.
     pub(crate) analysis: MemoryAnalysis,
 }
@@ -130,6 +135,51 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             frees[l].push(id);
         }
     }
+    // In place: a kernel overwrites an input that dies with it; the two share bytes.
+    let mut in_place = vec![None; n];
+    let mut consumed: HashMap<u32, usize> = HashMap::new();
+    for (i, step) in steps.iter().enumerate() {
+        let Step::Kernel(k) = step else { continue };
+        let owners: Vec<u32> = k.inputs.iter().map(|v| owner(&aliases, v.id)).collect();
+        in_place[i] = k.in_place_slots().into_iter().find(|&s| {
+            let id = k.inputs[s].id;
+            owners.iter().filter(|&&o| o == id).count() == 1
+                && last.get(&id) == Some(&i)
+                && info
+                    .get(&id)
+                    .is_some_and(|b| b.kind == BufferKind::Temporary)
+        });
+        if let Some(s) = in_place[i] {
+            let (x, o) = (&info[&k.inputs[s].id], &info[&k.out.id]);
+            consumed.insert(k.inputs[s].id, i);
+            delta_in[i] -= o.bytes;
+            delta_out[i] -= x.bytes;
+            if o.kind == BufferKind::Temporary {
+                temp_in[i] -= o.bytes;
+                temp_out[i] -= x.bytes;
+            }
+        }
+    }
+    // Reuse: a kernel's result takes a buffer of its size that the step before freed.
+    let mut reuse = vec![None; n];
+    for i in 1..n {
+        let Step::Kernel(k) = &steps[i] else { continue };
+        if in_place[i].is_some() {
+            continue;
+        }
+        let Some(bytes) = info.get(&k.out.id).map(|b| b.bytes) else {
+            continue;
+        };
+        reuse[i] = frees[i - 1].iter().copied().find(|id| {
+            !consumed.contains_key(id)
+                && !reuse[..i].contains(&Some(*id))
+                && info
+                    .get(id)
+                    .is_some_and(|b| b.kind == BufferKind::Temporary && b.bytes == bytes)
+        });
+    }
+    analysis.in_place_results = in_place.iter().flatten().count();
+    analysis.reused_buffers = reuse.iter().flatten().count();
     for (&view, &o) in &aliases {
         if info
             .get(&o)
@@ -153,11 +203,16 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     let at = analysis.peak_equation.unwrap_or(0);
     let mut live_at: Vec<BufferInfo> = info
         .iter()
-        .filter(|(id, _)| born[*id] <= at && last[*id] >= at)
+        .filter(|(id, _)| born[*id] <= at && last[*id] >= at && consumed.get(*id) != Some(&at))
         .map(|(_, b)| b.clone())
         .collect();
     live_at.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.equation.cmp(&b.equation)));
     live_at.truncate(LARGEST);
     analysis.largest = live_at;
-    Plan { frees, analysis }
+    Plan {
+        frees,
+        in_place,
+        reuse,
+        analysis,
+    }
 }
