@@ -5,7 +5,7 @@ mod seeds;
 
 use oxla::memory::BufferKind;
 use oxla::prims::{GatherDims, GatherMode};
-use oxla::{grad, jit, lax, make_jaxpr, numpy as jnp, random, vmap, Tensor};
+use oxla::{grad, jit, lax, make_jaxpr, numpy as jnp, random, vmap, DType, Tensor};
 
 #[test]
 fn jit_matches_eager_and_caches_by_avals() {
@@ -197,6 +197,43 @@ fn results_take_the_buffers_of_values_that_die() {
         x.to_vec::<f32>(),
         (random::normal(&random::key(9), &[64, 64]) * 0.1).to_vec::<f32>()
     );
+}
+
+#[test]
+fn outer_products_fuse_instead_of_calling_gemm() {
+    // Batch dimension last in the lhs, a size-1 contraction, an f64 result type.
+    let a = random::normal(&random::key(11), &[5, 1, 7]);
+    let b = random::normal(&random::key(12), &[7, 1, 3]);
+    let cases: [(&[usize], &[usize], Option<DType>); 3] = [
+        (&[], &[], None),
+        (&[1], &[1], None),
+        (&[1], &[1], Some(DType::F64)),
+    ];
+    for (lc, rc, ty) in cases {
+        let f = |(a, b): (Tensor, Tensor)| lax::dot_general(&a, &b, (lc, rc), (&[2], &[0]), ty);
+        let want = f((a.clone(), b.clone()));
+        let c = jit(f)
+            .lower(&(a.clone(), b.clone()))
+            .unwrap()
+            .compile()
+            .unwrap();
+        let steps = c.fusion();
+        assert!(
+            steps
+                .iter()
+                .all(|s| s.fused && !s.primitives.contains(&"dot_general")),
+            "{steps:?}"
+        );
+        let got = c.call((a.clone(), b.clone())).unwrap();
+        assert_eq!((got.shape(), got.dtype()), (want.shape(), want.dtype()));
+        let (g, w) = (got.astype(DType::F64), want.astype(DType::F64));
+        for (g, w) in g.to_vec::<f64>().iter().zip(w.to_vec::<f64>()) {
+            assert!(
+                (g - w).abs() <= 1e-6 * (1.0 + w.abs()),
+                "{lc:?} {ty:?}: {g} vs {w}"
+            );
+        }
+    }
 }
 
 #[test]

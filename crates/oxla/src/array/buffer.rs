@@ -1,6 +1,6 @@
 //! A 64-byte-aligned host allocation, shared between arrays through `Arc`.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 
 use super::dtype::Elem;
@@ -11,6 +11,35 @@ pub const ALIGN: usize = 64;
 /// Buffers up to this size are recycled through a per-thread pool: the compiler's kernels
 /// allocate many small lane buffers, and aligned allocation is slow.
 const POOLED: usize = 4096;
+
+/// Buffers of at least this size are aligned to [`HUGE_PAGE`] and backed by transparent huge
+/// pages where the system allows: a fresh 200 MB result then takes a hundred page faults
+/// instead of fifty thousand.
+const LARGE: usize = 4 << 20;
+
+/// The size of a transparent huge page.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// The layout of a buffer of `bytes` bytes.
+fn layout(bytes: usize) -> Layout {
+    let align = if bytes >= LARGE { HUGE_PAGE } else { ALIGN };
+    Layout::from_size_align(bytes, align).expect("buffer size overflows")
+}
+
+/// Asks the kernel to back a large allocation with huge pages (a hint; failure is harmless).
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    extern "C" {
+        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+    }
+    const MADV_HUGEPAGE: i32 = 14;
+    // SAFETY: `ptr..ptr + bytes` is one allocation of ours, aligned to a huge page; the
+    // advice changes how the kernel backs the pages, never their contents.
+    unsafe { madvise(ptr.cast(), bytes, MADV_HUGEPAGE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 /// Free buffers kept per size.
 const POOL_DEPTH: usize = 64;
@@ -64,10 +93,33 @@ impl Buffer {
                 return Buffer { ptr, bytes };
             }
         }
-        let layout = Layout::from_size_align(bytes, ALIGN).expect("buffer size overflows");
+        if bytes >= LARGE {
+            // SAFETY: the caller of `uninit` must write every byte; here they are zeroed.
+            let b = unsafe { Buffer::uninit(bytes) };
+            // SAFETY: `b` owns `bytes` bytes that nothing else references.
+            unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, bytes) };
+            return b;
+        }
+        let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Buffer { ptr, bytes }
+    }
+
+    /// Allocates `bytes` bytes without clearing them, for a kernel that writes all of them.
+    ///
+    /// # Safety
+    /// Every byte must be written before the buffer is read or dropped into an `Array`.
+    pub(crate) unsafe fn uninit(bytes: usize) -> Buffer {
+        if bytes < LARGE {
+            return Buffer::zeroed(bytes);
+        }
+        let layout = layout(bytes);
+        // SAFETY: layout has non-zero size.
+        let raw = unsafe { alloc(layout) };
+        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        advise_huge_pages(raw, bytes);
         Buffer { ptr, bytes }
     }
 
@@ -141,9 +193,8 @@ impl Drop for Buffer {
             }
         }
         if self.bytes > 0 {
-            let layout = Layout::from_size_align(self.bytes, ALIGN).expect("valid layout");
-            // SAFETY: allocated in `zeroed` with this layout.
-            unsafe { dealloc(self.ptr.as_ptr(), layout) }
+            // SAFETY: allocated in `zeroed` or `uninit` with this layout.
+            unsafe { dealloc(self.ptr.as_ptr(), layout(self.bytes)) }
         }
     }
 }

@@ -33,7 +33,7 @@ struct Order {
 }
 
 /// Chooses the vector loop: the one most nodes depend on, preferring loops along which
-/// loads are contiguous and long loops.
+/// loads and stores are contiguous and long loops.
 fn order(k: &Kernel) -> Order {
     let n = k.loops.len();
     let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
@@ -48,6 +48,10 @@ fn order(k: &Kernel) -> Order {
                     s += 2.0;
                 }
             }
+        }
+        // The results are stored contiguously along the last loop that is not reduced.
+        if (d..n).rev().find(|&e| !reduced(e)) == Some(d) {
+            s += 4.0;
         }
         let extent = k.loops[d] as f64;
         s * extent.min(LANES as f64).sqrt()
@@ -391,8 +395,8 @@ struct Run<'a> {
     total: Col,
     /// The epilogue's results.
     epi: Col,
-    /// The part of the outermost loop this run covers.
-    range0: (i64, i64),
+    /// The loop position split over threads, and the part of it this run covers.
+    split: (usize, i64, i64),
 }
 
 impl Run<'_> {
@@ -595,7 +599,10 @@ impl Run<'_> {
             } else {
                 1
             };
-            let (mut i, end) = if p == 0 { self.range0 } else { (0, extent) };
+            let (mut i, end) = match self.split {
+                (q, lo, hi) if q == p => (lo, hi),
+                _ => (0, extent),
+            };
             let at = self.at;
             while i < end {
                 self.idx[d] = i;
@@ -736,7 +743,10 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let dtype = k.out.aval.dtype;
     let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let bytes = out_len * dtype.size();
-    // Every element of the result is written, so a reused buffer needs no clearing.
+    // Every element of the result is written, so its buffer needs no clearing.
+    // SAFETY: every output element is stored exactly once below (the loops cover the
+    // result; an empty reduction stores the identity everywhere).
+    let fresh = || unsafe { Buffer::uninit(bytes) };
     let (mut buffer, written) = match target {
         Target::InPlace(slot) if k.in_place_slots().contains(&slot) => {
             let placeholder = Array::zeros(DType::U32, &[0]);
@@ -745,12 +755,12 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
                 Err(shared) => {
                     // Another owner still reads it: leave it be.
                     inputs[slot] = shared;
-                    (Buffer::zeroed(bytes), None)
+                    (fresh(), None)
                 }
             }
         }
         Target::Reuse(b) if b.len_bytes() == bytes => (b, None),
-        _ => (Buffer::zeroed(bytes), None),
+        _ => (fresh(), None),
     };
     let mut srcs: Vec<Src> = inputs.iter().map(Src::of).collect();
     let out = Out {
@@ -766,7 +776,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         };
     }
     let inputs = &srcs[..];
-    let new_run = |range0: (i64, i64)| Run {
+    let new_run = |split: (usize, i64, i64)| Run {
         k,
         inputs,
         order: &order,
@@ -781,12 +791,12 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         acc: Col::new(root_dtype),
         total: Col::new(root_dtype),
         epi: Col::new(dtype),
-        range0,
+        split,
     };
     if k.loops.contains(&0) {
         if let Some((op, _)) = &k.reduce {
             // Reducing an empty loop gives the monoid's identity.
-            let mut r = new_run((0, 0));
+            let mut r = new_run((0, 0, 0));
             with_dtype!(root_dtype, T, [I32, U32, F32, F64], {
                 r.acc.typed_mut::<T>(1)[0] = T::identity(*op)
             });
@@ -810,29 +820,39 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
             r.innermost();
         }
     };
-    // Split the outermost loop over threads when it is not reduced.
-    let first = order.loops.first().copied();
-    let extent0 = first.map_or(1, |d| k.loops[d] as i64);
-    let step0 = if first == Some(order.vector) {
-        LANES as i64
-    } else {
-        1
-    };
+    // Split a loop over threads: the outermost one, unless it has fewer steps than there
+    // are threads and a loop inside it (not reduced) has more.
     let parts = rayon::current_num_threads() as i64;
-    let steps = (extent0 + step0 - 1) / step0;
-    if n > 0 && !reduced(first.expect("a loop")) && parts > 1 && steps >= 2 {
-        let per = (steps + parts - 1) / parts * step0;
-        rayon::scope(|s| {
-            let mut lo = 0;
-            while lo < extent0 {
-                let hi = (lo + per).min(extent0);
-                let run = new_run((lo, hi));
-                s.spawn(move |_| go(run));
-                lo = hi;
-            }
-        });
-    } else {
-        go(new_run((0, extent0)));
+    let step_of = |d: usize| if d == order.vector { LANES as i64 } else { 1 };
+    let steps_at = |p: usize| {
+        let d = order.loops[p];
+        (k.loops[d] as i64 + step_of(d) - 1) / step_of(d)
+    };
+    let open: Vec<usize> = (0..n).take_while(|&p| !reduced(order.loops[p])).collect();
+    let split = open
+        .iter()
+        .copied()
+        .find(|&p| steps_at(p) >= parts)
+        .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)));
+    match split {
+        Some(p) if parts > 1 && steps_at(p) >= 2 => {
+            let d = order.loops[p];
+            let extent = k.loops[d] as i64;
+            let per = (steps_at(p) + parts - 1) / parts * step_of(d);
+            rayon::scope(|s| {
+                let mut lo = 0;
+                while lo < extent {
+                    let hi = (lo + per).min(extent);
+                    let run = new_run((p, lo, hi));
+                    s.spawn(move |_| go(run));
+                    lo = hi;
+                }
+            });
+        }
+        _ => {
+            let extent0 = order.loops.first().map_or(1, |&d| k.loops[d] as i64);
+            go(new_run((0, 0, extent0)));
+        }
     }
     Array::from_buffer(dtype, &out_shape, buffer)
 }

@@ -170,10 +170,112 @@ impl Pass {
             || self.broadcast_identity(&e)
             || self.collapse(&e)
             || self.transposed_operand(&e)
+            || self.outer_product(&e)
         {
             return;
         }
         self.emit(e);
+    }
+
+    /// A `dot_general` that contracts nothing, or only size-1 dimensions, is a product of
+    /// broadcasts: elementwise work that fuses with its neighbours and writes the result
+    /// once, where a matrix multiply with an inner dimension of 1 runs far below the memory
+    /// bandwidth. (Per-example gradients of a dense layer are such outer products.)
+    fn outer_product(&mut self, e: &Eqn) -> bool {
+        let Prim::DotGeneral {
+            contracting, batch, ..
+        } = &e.prim
+        else {
+            return false;
+        };
+        let out = e.outputs[0].aval.clone();
+        let lhs = e.inputs[0].aval();
+        if contracting.0.iter().any(|&d| lhs.shape[d] != 1) || !out.dtype.is_numeric() {
+            return false;
+        }
+        let nb = batch.0.len();
+        let lhs_free = lhs.ndim() - nb - contracting.0.len();
+        let l = self.broadcast_side(e, 0, &batch.0, &contracting.0, nb, &out);
+        let r = self.broadcast_side(e, 1, &batch.1, &contracting.1, nb + lhs_free, &out);
+        self.changed = true;
+        self.rewrite(Eqn {
+            prim: Prim::Binary(BinaryOp::Mul),
+            inputs: vec![l, r],
+            outputs: e.outputs.clone(),
+            source: e.source,
+        });
+        true
+    }
+
+    /// Operand `side` of an outer-product `dot_general` broadcast to the result: its batch
+    /// dimensions first, its free dimensions at `at`, its size-1 contracted ones dropped.
+    fn broadcast_side(
+        &mut self,
+        e: &Eqn,
+        side: usize,
+        batch: &[usize],
+        contracting: &[usize],
+        at: usize,
+        out: &crate::core::Aval,
+    ) -> Atom {
+        let aval = e.inputs[side].aval();
+        let free: Vec<usize> = (0..aval.ndim())
+            .filter(|d| !batch.contains(d) && !contracting.contains(d))
+            .collect();
+        let perm: Vec<usize> = batch
+            .iter()
+            .chain(&free)
+            .chain(contracting)
+            .copied()
+            .collect();
+        let mut cur = e.inputs[side].clone();
+        let mut step = |this: &mut Self, prim: Prim, dtype: DType, shape: &[usize]| {
+            let v = this.fresh(dtype, shape);
+            this.rewrite(Eqn {
+                prim,
+                inputs: vec![cur.clone()],
+                outputs: vec![v.clone()],
+                source: e.source,
+            });
+            cur = this.sub(&Atom::Var(v));
+        };
+        let permuted: Vec<usize> = perm.iter().map(|&d| aval.shape[d]).collect();
+        if perm.iter().enumerate().any(|(i, &p)| i != p) {
+            step(
+                self,
+                Prim::Transpose {
+                    permutation: perm.clone(),
+                },
+                aval.dtype,
+                &permuted,
+            );
+        }
+        let kept = &permuted[..batch.len() + free.len()];
+        if !contracting.is_empty() {
+            let new_sizes = crate::array::shape_of(kept);
+            step(self, Prim::Reshape { new_sizes }, aval.dtype, kept);
+        }
+        if aval.dtype != out.dtype {
+            let new_dtype = out.dtype;
+            step(
+                self,
+                Prim::ConvertElementType { new_dtype },
+                new_dtype,
+                kept,
+            );
+        }
+        let broadcast_dimensions = (0..batch.len()).chain(at..at + free.len()).collect();
+        let shape = out.shape.clone();
+        step(
+            self,
+            Prim::BroadcastInDim {
+                shape: shape.clone(),
+                broadcast_dimensions,
+            },
+            out.dtype,
+            &shape,
+        );
+        cur
     }
 
     /// `dot_general` of a transposed operand contracts the untransposed one with remapped
