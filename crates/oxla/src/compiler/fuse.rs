@@ -135,6 +135,50 @@ pub(crate) struct Kernel {
 }
 
 impl Kernel {
+    /// The affine maps of the nodes.
+    fn affines_mut(&mut self) -> impl Iterator<Item = &mut Affine> {
+        self.nodes.iter_mut().filter_map(|n| match &mut n.op {
+            NodeOp::Load { offset: a, .. }
+            | NodeOp::Gather { window: a, .. }
+            | NodeOp::Iota { value: a }
+            | NodeOp::InRange { value: a, .. } => Some(a),
+            NodeOp::Lit(_) | NodeOp::Apply { .. } => None,
+        })
+    }
+
+    /// Merges neighbouring loops that every index map walks as one (`coef[d]` is
+    /// `coef[d + 1]` times the inner extent) and that are both reduced or both kept: a
+    /// sum over a 100x100 image becomes one loop of 10,000, walked in long blocks.
+    fn coalesce(&mut self) {
+        let mut d = 0;
+        while d + 1 < self.loops.len() {
+            let inner = self.loops[d + 1] as i64;
+            let flags = self.reduce.as_ref().map(|(_, f)| (f[d], f[d + 1]));
+            let same_kind = flags.is_none_or(|(a, b)| a == b);
+            let walked_as_one = self
+                .affines_mut()
+                .all(|a| a.coef[d] == a.coef[d + 1] * inner);
+            if !same_kind || !walked_as_one {
+                d += 1;
+                continue;
+            }
+            self.loops[d] *= self.loops[d + 1];
+            self.loops.remove(d + 1);
+            if let Some((_, f)) = &mut self.reduce {
+                f.remove(d + 1);
+            }
+            for a in self.affines_mut() {
+                a.coef[d] = a.coef[d + 1];
+                a.coef.remove(d + 1);
+            }
+            let low = (1u64 << (d + 1)) - 1;
+            for n in &mut self.nodes {
+                let merged = (n.deps >> (d + 1)) & 1;
+                n.deps = (n.deps & low) | (merged << d) | ((n.deps >> (d + 2)) << (d + 1));
+            }
+        }
+    }
+
     /// Input slots whose buffer the kernel may overwrite with its result: of the result's
     /// size, and read only at the element being computed, so that each element is read
     /// before it is written, by the thread that writes it.
@@ -460,7 +504,7 @@ impl<'a> Builder<'a> {
                 self.eqn(e, &identity);
             }
         }
-        Kernel {
+        let mut k = Kernel {
             out: e.outputs[0].clone(),
             loops,
             reduce,
@@ -469,7 +513,9 @@ impl<'a> Builder<'a> {
             eqns: std::mem::take(&mut self.eqns),
             source: e.source,
             epilogue: None,
-        }
+        };
+        k.coalesce();
+        k
     }
 
     /// Adds a node, folding what is known when the kernel is built: a range test or an

@@ -49,8 +49,9 @@ fn order(k: &Kernel) -> Order {
                 }
             }
         }
-        // The results are stored contiguously along the last loop that is not reduced.
-        if (d..n).rev().find(|&e| !reduced(e)) == Some(d) {
+        // Without a reduction, a result is stored per point: contiguously along the last
+        // loop.
+        if k.reduce.is_none() && d + 1 == n {
             s += 4.0;
         }
         let extent = k.loops[d] as f64;
@@ -130,7 +131,13 @@ struct Col {
     dtype: DType,
     len: usize,
     buf: Buffer,
+    /// Lanes read in place from an input the kernel does not write, instead of `buf`.
+    view: Option<*const u8>,
 }
+
+// SAFETY: a view points into an input buffer that outlives the run and that nothing
+// writes during it; each Col belongs to one thread's run.
+unsafe impl Send for Col {}
 
 impl Col {
     fn new(dtype: DType) -> Col {
@@ -138,20 +145,32 @@ impl Col {
             dtype,
             len: 0,
             buf: Buffer::zeroed(LANES * dtype.size()),
+            view: None,
         }
     }
 
     fn get(&self) -> Values<'_> {
-        with_dtype!(
-            self.dtype,
-            T,
-            T::wrap(&self.buf.as_slice::<T>()[..self.len])
-        )
+        with_dtype!(self.dtype, T, {
+            let lanes = match self.view {
+                // SAFETY: `view` was set by `set_view` to `len` in-bounds elements of T of
+                // an input nothing writes while the kernel runs.
+                Some(p) => unsafe { std::slice::from_raw_parts(p as *const T, self.len) },
+                None => &self.buf.as_slice::<T>()[..self.len],
+            };
+            T::wrap(lanes)
+        })
+    }
+
+    /// Reads `lanes` where they lie (no copy).
+    fn set_view<T: Lane>(&mut self, lanes: &[T]) {
+        self.len = lanes.len();
+        self.view = Some(lanes.as_ptr() as *const u8);
     }
 
     /// The first `len` values, to overwrite.
     fn typed_mut<T: Lane>(&mut self, len: usize) -> &mut [T] {
         self.len = len;
+        self.view = None;
         &mut self.buf.as_mut_slice::<T>()[..len]
     }
 
@@ -499,15 +518,20 @@ impl Run<'_> {
                 clamp,
             } => {
                 let (start, step) = affine_at(offset, &self.idx, v);
+                let src = &self.inputs[*slot];
                 let col = &mut self.cols[n];
                 with_dtype!(col.dtype, T, {
-                    load(
-                        &self.inputs[*slot],
-                        start,
-                        step,
-                        *clamp,
-                        col.typed_mut::<T>(w),
-                    )
+                    let end = start + w as i64;
+                    if (step == 1 || w == 1)
+                        && !src.written
+                        && start >= 0
+                        && end as usize <= src.len::<T>()
+                    {
+                        // Contiguous lanes of a buffer nothing writes: read where they lie.
+                        col.set_view(&src.all::<T>()[start as usize..end as usize]);
+                    } else {
+                        load(src, start, step, *clamp, col.typed_mut::<T>(w))
+                    }
                 })
             }
             NodeOp::Gather { slot, .. } => {
@@ -803,7 +827,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
             let v = epilogue(k, &r.acc, &mut r.epi);
             out.store(v.get(), 0, 1, out_len);
         }
-        return Array::from_buffer(dtype, &out_shape, buffer);
+        return Array::from_buffer(dtype, &k.out.aval.shape, buffer);
     }
     let go = |mut r: Run| {
         for &i in &once {
@@ -854,5 +878,6 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
             go(new_run((0, 0, extent0)));
         }
     }
-    Array::from_buffer(dtype, &out_shape, buffer)
+    // The loops may be coalesced: the result has the shape of the value computed.
+    Array::from_buffer(dtype, &k.out.aval.shape, buffer)
 }
