@@ -237,6 +237,36 @@ fn outer_products_fuse_instead_of_calling_gemm() {
 }
 
 #[test]
+fn pairwise_l1_affinities_tile_and_agree_with_a_loop() {
+    // 200 rows of 2000: the rows of the second operand (1.6 MB) do not stay in cache
+    // across the first's, so the kernel walks tiles of the first inside the second.
+    let (n, d) = (200, 2000);
+    let x = random::normal(&random::key(21), &[n, d]);
+    let aff = |a: Tensor, b: Tensor| -jnp::sum(&jnp::abs(&(a - b)), None::<i32>);
+    let pairwise = |x: Tensor| {
+        let all = x.clone();
+        vmap(move |a: Tensor| {
+            let all = all.clone();
+            vmap(move |b: Tensor| aff(a.clone(), b)).call(all).unwrap()
+        })
+        .call(x)
+        .unwrap()
+    };
+    let got = jit(pairwise).call(x.clone()).unwrap().to_vec::<f32>();
+    let v = x.to_vec::<f32>();
+    for (i, j) in [(0, 0), (0, 199), (57, 3), (128, 130), (199, 64)] {
+        let want: f64 = -(0..d)
+            .map(|k| (v[i * d + k] as f64 - v[j * d + k] as f64).abs())
+            .sum::<f64>();
+        let g = got[i * n + j] as f64;
+        assert!(
+            (g - want).abs() <= 1e-4 * want.abs(),
+            "({i}, {j}): {g} vs {want}"
+        );
+    }
+}
+
+#[test]
 fn jit_composes_with_vmap_and_grad_in_any_order() {
     let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));

@@ -19,6 +19,9 @@ use crate::prims::{fold, fold_by, with_dtype, Monoid, Prim, ReduceOp, SHORT_RUN}
 /// 256 (the dispatch per node and block is spread over more lanes) and as fast as 4096.
 const LANES: usize = 1024;
 
+/// Bytes of operands a tile of the outermost loop keeps in cache (half a core's L2).
+const TILE_BYTES: usize = 1 << 20;
+
 /// Operands an elementwise node gathers without allocating.
 const MAX_ARGS: usize = 4;
 
@@ -69,28 +72,86 @@ fn order(k: &Kernel) -> Order {
     if n > 0 && reduced(vector) {
         loops.push(vector);
     }
-    let pos: Vec<usize> = (0..n)
-        .map(|d| {
-            loops
+    Order::new(k, vector, loops)
+}
+
+impl Order {
+    /// The order walking `loops` (outermost first) with `vector` vectorised.
+    fn new(k: &Kernel, vector: usize, loops: Vec<usize>) -> Order {
+        let n = k.loops.len();
+        let pos: Vec<usize> = (0..n)
+            .map(|d| {
+                loops
+                    .iter()
+                    .position(|&l| l == d)
+                    .expect("every loop placed")
+            })
+            .collect();
+        let level = k
+            .nodes
+            .iter()
+            .map(|node| {
+                (0..n)
+                    .filter(|&d| node.deps & (1 << d) != 0)
+                    .map(|d| pos[d])
+                    .max()
+            })
+            .collect();
+        Order {
+            loops,
+            vector,
+            level,
+        }
+    }
+
+    /// The nodes to evaluate on entering each loop position, and those evaluated once.
+    fn schedule(&self) -> (Vec<Vec<usize>>, Vec<usize>) {
+        let mut at = vec![Vec::new(); self.loops.len().max(1)];
+        let mut once = Vec::new();
+        for (i, l) in self.level.iter().enumerate() {
+            match l {
+                Some(p) => at[*p].push(i),
+                None => once.push(i),
+            }
+        }
+        (at, once)
+    }
+
+    /// A tile size for the outermost loop, when the two outermost loops are kept (not
+    /// reduced or vectorised), the second one's operands are too large to stay in cache
+    /// across iterations of the first, and the first one's are small: walking a tile of
+    /// the first loop inside the second reads each of the second's operands once per tile
+    /// (from memory) and the tile's operands from cache. Blocked L1 affinities read each
+    /// image 26 times instead of 100.
+    fn tile(&self, k: &Kernel) -> Option<usize> {
+        let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
+        let [a, b, ..] = self.loops[..] else {
+            return None;
+        };
+        if [a, b].iter().any(|&d| reduced(d) || d == self.vector) {
+            return None;
+        }
+        // Bytes one iteration of a loop reads through loads that depend on it and not on
+        // the other one.
+        let row = |this: usize, other: usize| -> usize {
+            k.nodes
                 .iter()
-                .position(|&l| l == d)
-                .expect("every loop placed")
-        })
-        .collect();
-    let level = k
-        .nodes
-        .iter()
-        .map(|node| {
-            (0..n)
-                .filter(|&d| node.deps & (1 << d) != 0)
-                .map(|d| pos[d])
-                .max()
-        })
-        .collect();
-    Order {
-        loops,
-        vector,
-        level,
+                .filter(|n| matches!(n.op, NodeOp::Load { .. } | NodeOp::Gather { .. }))
+                .filter(|n| n.deps & (1 << this) != 0 && n.deps & (1 << other) == 0)
+                .map(|n| {
+                    let inner: usize = self.loops[2..]
+                        .iter()
+                        .filter(|&&d| n.deps & (1 << d) != 0)
+                        .map(|&d| k.loops[d])
+                        .product();
+                    inner * n.dtype.size()
+                })
+                .sum()
+        };
+        let (row_a, row_b) = (row(a, b), row(b, a));
+        let tile = TILE_BYTES / row_a.max(1);
+        let streamed = row_b * k.loops[b] > TILE_BYTES;
+        (row_a > 0 && streamed && tile >= 2 && tile < k.loops[a]).then_some(tile)
     }
 }
 
@@ -756,14 +817,16 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
             }
         })
         .collect();
-    let mut at = vec![Vec::new(); n.max(1)];
-    let mut once = Vec::new();
-    for (i, l) in order.level.iter().enumerate() {
-        match l {
-            Some(p) => at[*p].push(i),
-            None => once.push(i),
-        }
-    }
+    let (at, once) = order.schedule();
+    let tile = order.tile(k);
+    // Tiled: the two outermost loops swapped, the inner one walking a tile.
+    let tiled = tile.map(|_| {
+        let mut loops = order.loops.clone();
+        loops.swap(0, 1);
+        let o = Order::new(k, order.vector, loops);
+        let (at, _) = o.schedule();
+        (o, at)
+    });
     let dtype = k.out.aval.dtype;
     let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let bytes = out_len * dtype.size();
@@ -803,8 +866,8 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let new_run = |split: (usize, i64, i64)| Run {
         k,
         inputs,
-        order: &order,
-        at: &at,
+        order: tiled.as_ref().map_or(&order, |(o, _)| o),
+        at: tiled.as_ref().map_or(&at, |(_, at)| at),
         out: &out,
         out_strides: &out_strides,
         idx: vec![0; n],
@@ -858,8 +921,31 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         .copied()
         .find(|&p| steps_at(p) >= parts)
         .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)));
-    match split {
-        Some(p) if parts > 1 && steps_at(p) >= 2 => {
+    match (tile, split) {
+        (Some(t), _) => {
+            // Each thread walks tiles of its part of the outermost loop, the tile loop
+            // inside the second (position 1 of the tiled order).
+            let extent = k.loops[order.loops[0]] as i64;
+            let per = (extent + parts - 1) / parts;
+            rayon::scope(|s| {
+                let mut lo = 0;
+                while lo < extent {
+                    let hi = (lo + per).min(extent);
+                    let go = &go;
+                    let new_run = &new_run;
+                    s.spawn(move |_| {
+                        let mut t0 = lo;
+                        while t0 < hi {
+                            let t1 = (t0 + t as i64).min(hi);
+                            go(new_run((1, t0, t1)));
+                            t0 = t1;
+                        }
+                    });
+                    lo = hi;
+                }
+            });
+        }
+        (None, Some(p)) if parts > 1 && steps_at(p) >= 2 => {
             let d = order.loops[p];
             let extent = k.loops[d] as i64;
             let per = (steps_at(p) + parts - 1) / parts * step_of(d);
