@@ -16,7 +16,7 @@ use std::fmt;
 use crate::core::Tensor;
 
 /// The structure of a tree, without its leaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TreeDef {
     /// One tensor.
     Leaf,

@@ -2,8 +2,9 @@
 //! Shared by the examples and the tests.
 #![allow(dead_code)]
 
+use oxla::compiler::Jit;
 use oxla::numpy as jnp;
-use oxla::{vmap, Tensor};
+use oxla::{grad, jit, nn, random, vmap, Tensor};
 
 /// Seed 004: `f(x) = (x[:, None] * x[None, :]).sum()`.
 pub fn outer_sum(x: Tensor) -> Tensor {
@@ -70,4 +71,59 @@ pub fn affinity_cosine(imgs: &Tensor) -> Tensor {
     let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);
     let f = &f / jnp::linalg::norm_keepdims(&f, 1);
     f.matmul(&f.t())
+}
+
+/// Parameters of the 784-256-10 MLP: `(w1, b1, w2, b2)`.
+pub type Params = (Tensor, Tensor, Tensor, Tensor);
+
+/// The MLP's loss for one example (seed 002 at scale, `shared/jax-reference/pegrad.py`).
+pub fn mlp_loss((p, x, y): (Params, Tensor, Tensor)) -> Tensor {
+    let (w1, b1, w2, b2) = p;
+    let h = jnp::tanh(&(jnp::matmul(&x, &w1) + b1));
+    let logits = jnp::matmul(&h, &w2) + b2;
+    -jnp::sum(&(y * nn::log_softmax(&logits, -1)), None)
+}
+
+/// The MLP's parameters and a batch of `b` examples, drawn as `pegrad.py` draws them.
+pub fn mlp_data(b: usize) -> (Params, Tensor, Tensor) {
+    let ks = random::split(&random::key(42), 3);
+    let k = |i: usize| ks.index(i);
+    let params: Params = (
+        random::normal(&k(0), &[784, 256]) * 0.05,
+        jnp::zeros(&[256]),
+        random::normal(&k(1), &[256, 10]) * 0.05,
+        jnp::zeros(&[10]),
+    );
+    let x = random::normal(&k(2), &[b, 784]);
+    let y = nn::one_hot(&(jnp::arange(b as i32) % 10), 10);
+    (params, x, y)
+}
+
+/// The compiled step type of [`per_example_grads`] and [`mean_grad`].
+pub type GradStep = Jit<fn((Params, Tensor, Tensor)) -> Params, (Params, Tensor, Tensor), Params>;
+
+/// `jit(vmap(grad(loss), in_axes=(None, 0, 0)))`.
+pub fn per_example_grads() -> GradStep {
+    fn step(a: (Params, Tensor, Tensor)) -> Params {
+        vmap(|a| grad(mlp_loss).call(a).expect("scalar loss"))
+            .in_axes((None, 0, 0))
+            .call(a)
+            .expect("traced")
+    }
+    jit(step as fn(_) -> _)
+}
+
+/// `jit(grad(lambda p, x, y: mean(vmap(loss)(p, x, y))))`.
+pub fn mean_grad() -> GradStep {
+    fn step((p, x, y): (Params, Tensor, Tensor)) -> Params {
+        let mean_loss = |(p, x, y): (Params, Tensor, Tensor)| -> Tensor {
+            let l: Tensor = vmap(mlp_loss)
+                .in_axes((None, 0, 0))
+                .call((p, x, y))
+                .expect("traced");
+            l.mean(None)
+        };
+        grad(mean_loss).call((p, x, y)).expect("scalar loss")
+    }
+    jit(step as fn(_) -> _)
 }

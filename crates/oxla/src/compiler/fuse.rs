@@ -128,6 +128,8 @@ pub(crate) struct Kernel {
     pub(crate) eqns: Vec<usize>,
     /// The root equation's source line.
     pub(crate) source: &'static Location<'static>,
+    /// The kernel's schedule, worked out on its first run.
+    pub(crate) prepared: std::sync::OnceLock<super::kernel::Prepared>,
     /// An elementwise operation applied to the reduction's result before it is stored
     /// (giving the kernel's output dtype): the primitive and its operands, `None` for the
     /// reduced value.
@@ -513,6 +515,7 @@ impl<'a> Builder<'a> {
             eqns: std::mem::take(&mut self.eqns),
             source: e.source,
             epilogue: None,
+            prepared: std::sync::OnceLock::new(),
         };
         k.coalesce();
         k

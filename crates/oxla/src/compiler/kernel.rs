@@ -26,6 +26,7 @@ const TILE_BYTES: usize = 1 << 20;
 const MAX_ARGS: usize = 4;
 
 /// How the loops are walked.
+#[derive(Clone, Debug)]
 struct Order {
     /// Loop indices, outermost first.
     loops: Vec<usize>,
@@ -201,11 +202,12 @@ struct Col {
 unsafe impl Send for Col {}
 
 impl Col {
-    fn new(dtype: DType) -> Col {
+    /// Room for `lanes` values.
+    fn new(dtype: DType, lanes: usize) -> Col {
         Col {
             dtype,
             len: 0,
-            buf: Buffer::zeroed(LANES * dtype.size()),
+            buf: Buffer::zeroed(lanes.max(1) * dtype.size()),
             view: None,
         }
     }
@@ -711,7 +713,8 @@ impl Run<'_> {
         let (op, _) = self.k.reduce.as_ref().expect("a reduction");
         let acc = &mut self.acc;
         with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
-            acc.typed_mut::<T>(LANES).fill(T::identity(*op))
+            let lanes = acc.buf.len_bytes() / std::mem::size_of::<T>();
+            acc.typed_mut::<T>(lanes).fill(T::identity(*op))
         });
         acc.len = 0;
     }
@@ -796,8 +799,21 @@ pub(crate) enum Target {
     InPlace(usize),
 }
 
-/// Runs kernel `k` on its input buffers, writing the result into `target`.
-pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
+/// What a kernel's runs share, worked out on its first run: the loop order, the nodes to
+/// evaluate at each loop, the tiling and the result's layout.
+#[derive(Clone, Debug)]
+pub(crate) struct Prepared {
+    order: Order,
+    at: Vec<Vec<usize>>,
+    once: Vec<usize>,
+    tile: Option<usize>,
+    /// The tiled walk: the two outermost loops swapped, and its schedule.
+    tiled: Option<(Order, Vec<Vec<usize>>)>,
+    out_len: usize,
+    out_strides: Vec<i64>,
+}
+
+fn prepare(k: &Kernel) -> Prepared {
     let order = order(k);
     let n = k.loops.len();
     let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
@@ -805,7 +821,6 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         .filter(|&d| !reduced(d))
         .map(|d| k.loops[d])
         .collect();
-    let out_len: usize = out_shape.iter().product();
     let compact = strides_of(&out_shape);
     let mut it = compact.iter();
     let out_strides: Vec<i64> = (0..n)
@@ -819,7 +834,6 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         .collect();
     let (at, once) = order.schedule();
     let tile = order.tile(k);
-    // Tiled: the two outermost loops swapped, the inner one walking a tile.
     let tiled = tile.map(|_| {
         let mut loops = order.loops.clone();
         loops.swap(0, 1);
@@ -827,6 +841,31 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         let (at, _) = o.schedule();
         (o, at)
     });
+    Prepared {
+        order,
+        at,
+        once,
+        tile,
+        tiled,
+        out_len: out_shape.iter().product(),
+        out_strides,
+    }
+}
+
+/// Runs kernel `k` on its input buffers, writing the result into `target`.
+pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
+    let Prepared {
+        order,
+        at,
+        once,
+        tile,
+        tiled,
+        out_len,
+        out_strides,
+    } = k.prepared.get_or_init(|| prepare(k));
+    let (tile, out_len) = (*tile, *out_len);
+    let n = k.loops.len();
+    let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
     let dtype = k.out.aval.dtype;
     let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let bytes = out_len * dtype.size();
@@ -863,21 +902,27 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         };
     }
     let inputs = &srcs[..];
+    // A block never has more lanes than the vector loop.
+    let lanes = k.loops.get(order.vector).map_or(1, |&e| e.min(LANES));
     let new_run = |split: (usize, i64, i64)| Run {
         k,
         inputs,
-        order: tiled.as_ref().map_or(&order, |(o, _)| o),
-        at: tiled.as_ref().map_or(&at, |(_, at)| at),
+        order: tiled.as_ref().map_or(order, |(o, _)| o),
+        at: tiled.as_ref().map_or(at, |(_, at)| at),
         out: &out,
-        out_strides: &out_strides,
+        out_strides,
         idx: vec![0; n],
         width: 1,
-        cols: k.nodes.iter().map(|node| Col::new(node.dtype)).collect(),
+        cols: k
+            .nodes
+            .iter()
+            .map(|node| Col::new(node.dtype, lanes))
+            .collect(),
         alias: (0..k.nodes.len()).collect(),
-        offs: Vec::with_capacity(LANES),
-        acc: Col::new(root_dtype),
-        total: Col::new(root_dtype),
-        epi: Col::new(dtype),
+        offs: Vec::with_capacity(lanes),
+        acc: Col::new(root_dtype, lanes),
+        total: Col::new(root_dtype, 1),
+        epi: Col::new(dtype, lanes),
         split,
     };
     if k.loops.contains(&0) {
@@ -893,7 +938,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         return Array::from_buffer(dtype, &k.out.aval.shape, buffer);
     }
     let go = |mut r: Run| {
-        for &i in &once {
+        for &i in once {
             r.eval(i);
         }
         if n > 0 {

@@ -25,7 +25,7 @@ use kernel::Target;
 /// A function compiled per input avals; see [`jit`].
 pub struct Jit<F, A, O> {
     f: F,
-    cache: Mutex<HashMap<String, Arc<Executable>>>,
+    cache: Mutex<HashMap<Signature, Arc<Executable>>>,
     _sig: PhantomData<fn(A) -> O>,
 }
 
@@ -48,20 +48,19 @@ pub fn jit<A: Tree, O: Tree, F: Fn(A) -> O>(f: F) -> Jit<F, A, O> {
     }
 }
 
-fn signature<A: Tree>(args: &A) -> String {
-    let avals: Vec<String> = args.leaves().iter().map(|t| t.aval().to_string()).collect();
-    format!("{} {}", args.def(), avals.join(" "))
-}
+/// What a compiled executable is specific to: the argument tree and its leaves' avals.
+type Signature = (TreeDef, Vec<Aval>);
 
 impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     /// Runs the compiled function, compiling it first for new input avals.
     #[track_caller]
     pub fn call(&self, args: A) -> Result<O> {
-        if is_tracing() || args.leaves().iter().any(Tensor::is_tracer) {
+        let leaves = args.leaves();
+        if is_tracing() || leaves.iter().any(Tensor::is_tracer) {
             // Inside another trace: stage f's primitives there.
             return Ok((self.f)(args));
         }
-        let key = signature(&args);
+        let key: Signature = (args.def(), leaves.iter().map(Tensor::aval).collect());
         let cached = self.cache.lock().expect("jit cache").get(&key).cloned();
         let exe = match cached {
             Some(e) => e,
@@ -71,7 +70,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 e
             }
         };
-        exe.run_tree(args)
+        exe.run_leaves(&leaves)
     }
 
     /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).
@@ -230,6 +229,11 @@ impl Executable {
                 std::panic::Location::caller()
             );
         }
+        self.run_leaves(&leaves)
+    }
+
+    /// Runs on leaves of the avals compiled for.
+    fn run_leaves<O: Tree>(&self, leaves: &[Tensor]) -> Result<O> {
         let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();
         let outs = self.run(arrays);
         let out = O::from_def(&self.out, &mut outs.into_iter().map(Tensor::new));

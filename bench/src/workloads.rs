@@ -1,0 +1,403 @@
+//! The workloads: each one's oxla side (run here), its JAX script and how to read what the
+//! script prints. Sizes are those of `shared/jax-reference/README.md`; `--quick` shrinks
+//! the long ones.
+
+use std::time::Instant;
+
+use oxla::{jit, numpy as jnp, random, vmap, Tensor};
+
+use crate::seeds;
+
+/// One measurement: seconds, a checksum to compare between the two sides, peak RSS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub seconds: f64,
+    pub checksum: Option<f64>,
+    pub rss_mib: Option<u64>,
+}
+
+impl Measure {
+    fn new(seconds: f64, checksum: Option<f64>) -> Measure {
+        Measure {
+            seconds,
+            checksum,
+            rss_mib: None,
+        }
+    }
+
+    /// One line for the parent process.
+    pub fn encode(&self, rss_mib: u64) -> String {
+        let sum = self.checksum.map_or("-".to_string(), |c| c.to_string());
+        format!("seconds={} checksum={sum} rss_mib={rss_mib}", self.seconds)
+    }
+
+    /// The line `encode` wrote.
+    pub fn decode(text: &str) -> Option<Measure> {
+        let line = text.lines().find(|l| l.starts_with("seconds="))?;
+        let get = |key: &str| {
+            line.split_whitespace()
+                .find_map(|t| t.strip_prefix(key)?.strip_prefix('='))
+        };
+        Some(Measure {
+            seconds: get("seconds")?.parse().ok()?,
+            checksum: get("checksum")?.parse().ok(),
+            rss_mib: get("rss_mib")?.parse().ok(),
+        })
+    }
+}
+
+/// How a workload's time reads best.
+#[derive(Clone, Copy)]
+pub enum Unit {
+    Seconds,
+    Micros,
+}
+
+impl Unit {
+    pub fn show(self, seconds: f64) -> String {
+        match self {
+            Unit::Micros => format!("{:.2} µs", seconds * 1e6),
+            Unit::Seconds if seconds < 1.0 => format!("{:.1} ms", seconds * 1e3),
+            Unit::Seconds => format!("{seconds:.2} s"),
+        }
+    }
+}
+
+/// A workload: its name, the target ratio (or time), its oxla side and its JAX side.
+pub struct Workload {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub target: &'static str,
+    pub unit: Unit,
+    /// Runs the oxla side (`quick`: smaller sizes) and measures it.
+    pub oxla: fn(bool) -> Measure,
+    /// The JAX script and its arguments.
+    pub jax: fn(bool) -> (&'static str, Vec<String>),
+    /// Reads the script's output.
+    pub parse: fn(&str) -> Option<Measure>,
+}
+
+pub static WORKLOADS: &[Workload] = &[
+    Workload {
+        name: "lattice-v1",
+        about: "seed 004, 3x3x3 gather over N^3 x 19, N=200 (quick 100)",
+        target: "0.1",
+        unit: Unit::Seconds,
+        oxla: |q| lattice(1, q),
+        jax: |q| ("lbm.py", args(&[lattice_n(q), 1])),
+        parse: parse_lbm,
+    },
+    Workload {
+        name: "lattice-v2",
+        about: "seed 004 with the size-2 axis",
+        target: "0.1",
+        unit: Unit::Seconds,
+        oxla: |q| lattice(2, q),
+        jax: |q| ("lbm.py", args(&[lattice_n(q), 2])),
+        parse: parse_lbm,
+    },
+    Workload {
+        name: "matmul",
+        about: "seed 000, inner-product affinities, N=10000 (quick 2000) 100x100 images",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: |q| affinity(Mode::Matmul, q),
+        jax: |q| ("affinity.py", affinity_args(q, "matmul")),
+        parse: parse_affinity,
+    },
+    Workload {
+        name: "cosine",
+        about: "seed 000, cosine affinities",
+        target: "0.3",
+        unit: Unit::Seconds,
+        oxla: |q| affinity(Mode::Cosine, q),
+        jax: |q| ("affinity.py", affinity_args(q, "cosine")),
+        parse: parse_affinity,
+    },
+    Workload {
+        name: "l1block",
+        about: "seed 000, -sum|a-b| by blocked vmap, N=2000 (quick 500), block 100",
+        target: "0.3",
+        unit: Unit::Seconds,
+        oxla: |q| affinity(Mode::L1Block, q),
+        jax: |q| ("affinity.py", affinity_args(q, "l1block")),
+        parse: parse_affinity,
+    },
+    Workload {
+        name: "pergrad-256",
+        about: "seed 002, per-example gradients of a 784-256-10 MLP, batch 256",
+        target: "0.2",
+        unit: Unit::Seconds,
+        oxla: |_| grads(true, 256),
+        jax: |_| {
+            (
+                "pegrad.py",
+                args(&[256]).into_iter().chain(["mlp".into()]).collect(),
+            )
+        },
+        parse: |t| parse_pegrad(t, "per_example"),
+    },
+    Workload {
+        name: "pergrad-2048",
+        about: "the same, batch 2048 (quick 512)",
+        target: "0.2",
+        unit: Unit::Seconds,
+        oxla: |q| grads(true, big_batch(q)),
+        jax: |q| ("pegrad.py", pegrad_args(big_batch(q))),
+        parse: |t| parse_pegrad(t, "per_example"),
+    },
+    Workload {
+        name: "meangrad-2048",
+        about: "mean gradient of the same MLP, batch 2048 (quick 512)",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: |q| grads(false, big_batch(q)),
+        jax: |q| ("pegrad.py", pegrad_args(big_batch(q))),
+        parse: |t| parse_pegrad(t, "mean"),
+    },
+    Workload {
+        name: "dispatch",
+        about: "a call of a jitted x * y + 1 on f32[4]",
+        target: "1 µs",
+        unit: Unit::Micros,
+        oxla: |_| dispatch(),
+        jax: |_| ("dispatch.py", vec![]),
+        parse: |t| Some(Measure::new(field(t, "dispatch_us")? * 1e-6, None)),
+    },
+    Workload {
+        name: "first-call",
+        about: "trace, compile and run x * y + 1 the first time",
+        target: "2 ms",
+        unit: Unit::Seconds,
+        oxla: |_| first_call(),
+        jax: |_| ("dispatch.py", vec![]),
+        parse: |t| Some(Measure::new(field(t, "compile_first_ms")? * 1e-3, None)),
+    },
+];
+
+fn args(v: &[usize]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+fn lattice_n(quick: bool) -> usize {
+    if quick {
+        100
+    } else {
+        200
+    }
+}
+
+fn affinity_n(quick: bool, mode: &str) -> usize {
+    match (quick, mode) {
+        (false, "l1block") => 2000,
+        (true, "l1block") => 500,
+        (false, _) => 10000,
+        (true, _) => 2000,
+    }
+}
+
+fn affinity_args(quick: bool, mode: &str) -> Vec<String> {
+    let n = affinity_n(quick, mode).to_string();
+    vec![n, "100".into(), mode.into(), "100".into()]
+}
+
+fn big_batch(quick: bool) -> usize {
+    if quick {
+        512
+    } else {
+        2048
+    }
+}
+
+fn pegrad_args(b: usize) -> Vec<String> {
+    vec![b.to_string(), "mlp".into()]
+}
+
+/// The number after `key` in `text` (`key value` pairs separated by spaces).
+fn field(text: &str, key: &str) -> Option<f64> {
+    let mut tokens = text.split_whitespace();
+    tokens.find(|t| *t == key)?;
+    tokens.next()?.parse().ok()
+}
+
+fn rss(text: &str) -> Option<u64> {
+    field(text, "peak_rss_mib").map(|v| v as u64)
+}
+
+fn parse_lbm(text: &str) -> Option<Measure> {
+    Some(Measure {
+        rss_mib: rss(text),
+        ..Measure::new(field(text, "run2_s")?, field(text, "max"))
+    })
+}
+
+fn parse_affinity(text: &str) -> Option<Measure> {
+    Some(Measure {
+        rss_mib: rss(text),
+        ..Measure::new(field(text, "second_s")?, field(text, "checksum"))
+    })
+}
+
+fn parse_pegrad(text: &str, which: &str) -> Option<Measure> {
+    let line = text.lines().find(|l| l.starts_with(which))?;
+    Some(Measure {
+        rss_mib: rss(text),
+        ..Measure::new(field(line, "steady_ms")? * 1e-3, None)
+    })
+}
+
+/// Seconds `f` takes.
+fn seconds<O>(f: impl FnOnce() -> O) -> (f64, O) {
+    let t = Instant::now();
+    let o = f();
+    (t.elapsed().as_secs_f64(), o)
+}
+
+fn lattice(variant: usize, quick: bool) -> Measure {
+    let n = lattice_n(quick);
+    let args = (jnp::arange((n * n * n) as i32), jnp::ones(&[n, n, n, 19]));
+    let f = jit(seeds::memory_test_batched(variant));
+    f.call(args.clone()).expect("compiles");
+    // As JAX's script does: the second call, compiled and warm.
+    let (s, r) = seconds(|| f.call(args).expect("runs"));
+    Measure::new(s, Some(r.max(None).item()))
+}
+
+enum Mode {
+    Matmul,
+    Cosine,
+    L1Block,
+}
+
+fn affinity(mode: Mode, quick: bool) -> Measure {
+    let name = match mode {
+        Mode::Matmul => "matmul",
+        Mode::Cosine => "cosine",
+        Mode::L1Block => "l1block",
+    };
+    let n = affinity_n(quick, name);
+    let imgs = random::normal(&random::key(0), &[n, 100, 100]);
+    let block = 100;
+    let block_vs_all = jit(|(blk, all): (Tensor, Tensor)| {
+        vmap(move |x: Tensor| {
+            let row = vmap(move |y: Tensor| seeds::neg_l1(&x, &y));
+            row.call(all.clone()).expect("traced")
+        })
+        .call(blk)
+        .expect("traced")
+    });
+    let inner = jit(|x: Tensor| seeds::affinity_matmul(&x));
+    let cosine = jit(|x: Tensor| seeds::affinity_cosine(&x));
+    let run = || match mode {
+        Mode::Matmul => inner.call(imgs.clone()).expect("runs"),
+        Mode::Cosine => cosine.call(imgs.clone()).expect("runs"),
+        Mode::L1Block => {
+            let rows: Vec<Tensor> = (0..n)
+                .step_by(block)
+                .map(|i| {
+                    let blk = imgs.index(i..i + block);
+                    block_vs_all.call((blk, imgs.clone())).expect("runs")
+                })
+                .collect();
+            jnp::concatenate(&rows, 0)
+        }
+    };
+    run();
+    let (s, r) = seconds(run);
+    let corner = r.index((0..4, 0..4)).sum(None).item();
+    Measure::new(s, Some(corner))
+}
+
+fn grads(per_example: bool, batch: usize) -> Measure {
+    let data = seeds::mlp_data(batch);
+    let f = if per_example {
+        seeds::per_example_grads()
+    } else {
+        seeds::mean_grad()
+    };
+    f.call(data.clone()).expect("compiles");
+    // As JAX's script does: twenty calls, timed together.
+    let (s, _) = seconds(|| {
+        for _ in 0..20 {
+            f.call(data.clone()).expect("runs");
+        }
+    });
+    Measure::new(s / 20.0, None)
+}
+
+fn tiny((x, y): (Tensor, Tensor)) -> Tensor {
+    &x * &y + 1.0
+}
+
+fn dispatch() -> Measure {
+    let (x, y) = (jnp::ones(&[4]), jnp::ones(&[4]));
+    let f = jit(tiny);
+    f.call((x.clone(), y.clone())).expect("compiles");
+    let n = 20_000;
+    let (s, _) = seconds(|| {
+        for _ in 0..n {
+            f.call((x.clone(), y.clone())).expect("runs");
+        }
+    });
+    Measure::new(s / n as f64, None)
+}
+
+fn first_call() -> Measure {
+    let (x, y) = (jnp::ones(&[4]), jnp::ones(&[4]));
+    let (s, _) = seconds(|| jit(tiny).call((x, y)).expect("runs"));
+    Measure::new(s, None)
+}
+
+/// This process's peak resident memory so far, in MiB (Linux).
+pub fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kib| kib / 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_survive_the_trip_between_processes() {
+        let m = Measure::new(0.25, Some(-3.5));
+        let back = Measure::decode(&m.encode(42)).expect("decodes");
+        assert_eq!(
+            (back.seconds, back.checksum, back.rss_mib),
+            (0.25, Some(-3.5), Some(42))
+        );
+        let none = Measure::decode(&Measure::new(1.0, None).encode(1)).expect("decodes");
+        assert_eq!(none.checksum, None);
+    }
+
+    #[test]
+    fn the_scripts_outputs_are_read() {
+        let lbm = "compile_s 0.17 temp_bytes 16704000000\nrun1_s 25.6 run2_s 14.0 max 513.0\npeak_rss_mib 16827\n";
+        assert_eq!(
+            parse_lbm(lbm),
+            Some(Measure {
+                seconds: 14.0,
+                checksum: Some(513.0),
+                rss_mib: Some(16827)
+            })
+        );
+        let aff = "matmul first_s 13.5 second_s 13.1 checksum 39382.74609375\npeak_rss_mib 1800\n";
+        let m = parse_affinity(aff).expect("parses");
+        assert_eq!((m.seconds, m.checksum), (13.1, Some(39382.74609375)));
+        let pe = "per_example first_s 0.9 steady_ms 176.0\nmean first_s 0.2 steady_ms 14.5\npeak_rss_mib 3500\n";
+        assert_eq!(parse_pegrad(pe, "mean").map(|m| m.seconds), Some(0.0145));
+        assert_eq!(
+            parse_pegrad(pe, "per_example").map(|m| m.seconds),
+            Some(0.176)
+        );
+        assert_eq!(
+            field("compile_first_ms 40.1 dispatch_us 5.7", "dispatch_us"),
+            Some(5.7)
+        );
+    }
+}
