@@ -530,11 +530,18 @@ impl Run<'_> {
         {
             return false;
         }
-        let (slot, step) = match &k.nodes[root].op {
-            NodeOp::Load { slot, offset, .. } => (*slot, offset.coef[d]),
-            NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d]),
+        let (slot, step, across) = match &k.nodes[root].op {
+            NodeOp::Load { slot, offset, .. } => {
+                (*slot, offset.coef[d], offset.coef[self.order.vector])
+            }
+            NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d], 0),
             _ => return false,
         };
+        if across == 1 && step != 1 {
+            // The lanes lie side by side and each run is strided (a sum over columns):
+            // adding whole rows of lanes reads the buffer in order instead.
+            return false;
+        }
         self.idx[d] = 0;
         let w = self.lanes(root);
         self.lane_offsets(root, w);

@@ -1,0 +1,81 @@
+//! The compiled kernels behind the seed workloads, against this machine's limits (2 cores:
+//! ~30-40 GB/s of memory bandwidth, ~188 GFLOP/s of f32 matrix multiply by the brief;
+//! `docs/performance.md` has the figures).
+//!
+//! `cargo bench --bench kernels`. Throughput is reported in bytes moved (elementwise,
+//! reductions, gathers) or in floating-point operations (`dot_general`, as "elements").
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use oxla::numpy as jnp;
+use oxla::{jit, random, Tensor};
+use std::hint::black_box;
+
+const N: usize = 1 << 22;
+
+fn fused_elementwise(c: &mut Criterion) {
+    let x = random::normal(&random::key(0), &[N]);
+    let mut g = c.benchmark_group("fused elementwise f32[4M]");
+    g.sample_size(20);
+    // Read 4 bytes and write 4 bytes per element.
+    g.throughput(Throughput::Bytes((8 * N) as u64));
+    let exp = jit(|x: Tensor| jnp::exp(&x) * 2.0 + 1.0);
+    g.bench_function("exp(x) * 2 + 1", |b| {
+        b.iter(|| exp.call(black_box(x.clone())))
+    });
+    let tanh = jit(|x: Tensor| jnp::tanh(&(&x * 0.5)) + &x);
+    g.bench_function("tanh(x / 2) + x", |b| {
+        b.iter(|| tanh.call(black_box(x.clone())))
+    });
+    g.finish();
+}
+
+fn reductions(c: &mut Criterion) {
+    let x = random::normal(&random::key(1), &[4096, 1024]);
+    let mut g = c.benchmark_group("reductions f32[4096,1024]");
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes((4 * 4096 * 1024) as u64));
+    let rows = jit(|x: Tensor| x.sum(1));
+    g.bench_function("sum over rows", |b| b.iter(|| rows.call(black_box(x.clone()))));
+    let cols = jit(|x: Tensor| x.sum(0));
+    g.bench_function("sum over columns", |b| {
+        b.iter(|| cols.call(black_box(x.clone())))
+    });
+    let norms = jit(|x: Tensor| jnp::sqrt(&(&x * &x).sum(1)));
+    g.bench_function("row norms", |b| b.iter(|| norms.call(black_box(x.clone()))));
+    g.finish();
+}
+
+fn gather(c: &mut Criterion) {
+    let table = random::normal(&random::key(2), &[100_000, 64]);
+    let idx = random::randint(&random::key(3), &[65_536], 0, 100_000);
+    let mut g = c.benchmark_group("gather");
+    g.sample_size(20);
+    // Each gathered row: 256 bytes read, 256 written.
+    g.throughput(Throughput::Bytes((65_536 * 64 * 8) as u64));
+    let take = jit(|(t, i): (Tensor, Tensor)| t.index(&i));
+    g.bench_function("64k random rows of f32[100000,64]", |b| {
+        b.iter(|| take.call(black_box((table.clone(), idx.clone()))))
+    });
+    g.finish();
+}
+
+fn dot_general(c: &mut Criterion) {
+    let n = 1024;
+    let a = random::normal(&random::key(4), &[n, n]);
+    let bm = random::normal(&random::key(5), &[n, n]);
+    let mut g = c.benchmark_group("dot_general");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements((2 * n * n * n) as u64));
+    let mm = jit(|(a, b): (Tensor, Tensor)| a.matmul(&b));
+    g.bench_function("f32[1024,1024] @ f32[1024,1024] (flop)", |b| {
+        b.iter(|| mm.call(black_box((a.clone(), bm.clone()))))
+    });
+    let mt = jit(|(a, b): (Tensor, Tensor)| a.matmul(&b.t()));
+    g.bench_function("a @ b.T, transposed operand (flop)", |b| {
+        b.iter(|| mt.call(black_box((a.clone(), bm.clone()))))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, fused_elementwise, reductions, gather, dot_general);
+criterion_main!(benches);
