@@ -35,7 +35,9 @@ fn reductions(c: &mut Criterion) {
     g.sample_size(20);
     g.throughput(Throughput::Bytes((4 * 4096 * 1024) as u64));
     let rows = jit(|x: Tensor| x.sum(1));
-    g.bench_function("sum over rows", |b| b.iter(|| rows.call(black_box(x.clone()))));
+    g.bench_function("sum over rows", |b| {
+        b.iter(|| rows.call(black_box(x.clone())))
+    });
     let cols = jit(|x: Tensor| x.sum(0));
     g.bench_function("sum over columns", |b| {
         b.iter(|| cols.call(black_box(x.clone())))
