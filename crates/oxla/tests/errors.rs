@@ -559,7 +559,7 @@ fn read_npy_bytes(name: &str, bytes: &[u8]) -> oxla::Result<Array> {
 /// A version-1.0 `.npy` header holding `dict`, padded as numpy pads it.
 fn header(dict: &str) -> Vec<u8> {
     let mut h = dict.as_bytes().to_vec();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(b' ');
     }
     h.push(b'\n');

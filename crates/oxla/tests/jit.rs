@@ -267,6 +267,66 @@ fn pairwise_l1_affinities_tile_and_agree_with_a_loop() {
 }
 
 #[test]
+fn pairwise_sums_of_every_kind_agree_with_a_loop() {
+    // Row counts that are not multiples of 4 and row lengths that are not multiples of 16
+    // exercise the micro-kernel's edges.
+    for (n, m, d) in [(7, 5, 37), (13, 9, 100), (4, 8, 16)] {
+        let x = random::normal(&random::key(n as i64), &[n, d]);
+        let y = random::normal(&random::key(m as i64 + 100), &[m, d]);
+        type Pair = fn(Tensor, Tensor) -> Tensor;
+        type Scalar = fn(f64, f64) -> f64;
+        let kinds: [(&str, Pair, Scalar); 4] = [
+            (
+                "l1",
+                |a, b| -jnp::sum(&jnp::abs(&(a - b)), None::<i32>),
+                |u, v| -(u - v).abs(),
+            ),
+            (
+                "l2 pow",
+                |a, b| jnp::sum(&lax::integer_pow(&(a - b), 2), None::<i32>),
+                |u, v| (u - v) * (u - v),
+            ),
+            (
+                "l2 mul",
+                |a, b| {
+                    let e = a - b;
+                    jnp::sum(&(&e * &e), None::<i32>)
+                },
+                |u, v| (u - v) * (u - v),
+            ),
+            ("dot", |a, b| jnp::sum(&(a * b), None::<i32>), |u, v| u * v),
+        ];
+        for (name, f, g) in kinds {
+            let pairwise = move |(x, y): (Tensor, Tensor)| {
+                vmap(move |a: Tensor| {
+                    let y = y.clone();
+                    vmap(move |b: Tensor| f(a.clone(), b)).call(y).unwrap()
+                })
+                .call(x)
+                .unwrap()
+            };
+            let got = jit(pairwise)
+                .call((x.clone(), y.clone()))
+                .unwrap()
+                .to_vec::<f32>();
+            let (u, v) = (x.to_vec::<f32>(), y.to_vec::<f32>());
+            for i in 0..n {
+                for j in 0..m {
+                    let want: f64 = (0..d)
+                        .map(|k| g(u[i * d + k] as f64, v[j * d + k] as f64))
+                        .sum();
+                    let got = got[i * m + j] as f64;
+                    assert!(
+                        (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "{name} ({n}, {m}, {d}) [{i}, {j}]: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn jit_composes_with_vmap_and_grad_in_any_order() {
     let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));

@@ -85,7 +85,7 @@ impl Buffer {
                 bytes: 0,
             };
         }
-        if bytes <= POOLED && bytes % 8 == 0 {
+        if bytes <= POOLED && bytes.is_multiple_of(8) {
             let reused = POOL.with(|p| p.borrow_mut().0[bytes / 8].pop());
             if let Some(ptr) = reused {
                 // SAFETY: the pooled allocation has exactly `bytes` bytes and no other owner.
@@ -176,7 +176,7 @@ struct Aligned;
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.bytes > 0 && self.bytes <= POOLED && self.bytes % 8 == 0 {
+        if self.bytes > 0 && self.bytes <= POOLED && self.bytes.is_multiple_of(8) {
             let kept = POOL
                 .try_with(|p| {
                     let mut p = p.borrow_mut();

@@ -10,6 +10,7 @@
 use smallvec::SmallVec;
 
 use super::fuse::{Affine, Kernel, NodeOp};
+use super::pairwise::Pairwise;
 
 use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
 use crate::prims::{fold, fold_by, with_dtype, Monoid, Prim, ReduceOp, SHORT_RUN};
@@ -818,6 +819,8 @@ pub(crate) struct Prepared {
     tiled: Option<(Order, Vec<Vec<usize>>)>,
     out_len: usize,
     out_strides: Vec<i64>,
+    /// The kernel as a pairwise sum, run by its micro-kernel instead of the interpreter.
+    pairwise: Option<Pairwise>,
 }
 
 fn prepare(k: &Kernel) -> Prepared {
@@ -856,6 +859,7 @@ fn prepare(k: &Kernel) -> Prepared {
         tiled,
         out_len: out_shape.iter().product(),
         out_strides,
+        pairwise: Pairwise::detect(k),
     }
 }
 
@@ -869,6 +873,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         tiled,
         out_len,
         out_strides,
+        pairwise,
     } = k.prepared.get_or_init(|| prepare(k));
     let (tile, out_len) = (*tile, *out_len);
     let n = k.loops.len();
@@ -876,6 +881,11 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let dtype = k.out.aval.dtype;
     let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let bytes = out_len * dtype.size();
+    if let Some(p) = pairwise {
+        let mut buffer = Buffer::zeroed(bytes);
+        p.run(k, &inputs, buffer.as_mut_slice::<f32>());
+        return Array::from_buffer(dtype, &k.out.aval.shape, buffer);
+    }
     // Every element of the result is written, so its buffer needs no clearing.
     // SAFETY: every output element is stored exactly once below (the loops cover the
     // result; an empty reduction stores the identity everywhere).

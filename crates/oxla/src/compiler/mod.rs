@@ -8,6 +8,7 @@
 
 mod fuse;
 mod kernel;
+mod pairwise;
 mod plan;
 mod simplify;
 

@@ -43,7 +43,7 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
         .map(|&d| {
             if d >= 0 {
                 d as usize
-            } else if known == 0 || x.size() % known != 0 {
+            } else if known == 0 || !x.size().is_multiple_of(known) {
                 bad()
             } else {
                 x.size() / known
