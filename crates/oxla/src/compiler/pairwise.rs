@@ -211,8 +211,8 @@ fn difference(
 }
 
 /// `sum_k f(a[r][k], b[c][k])` for 4 x 4 rows, [`W`] lanes at a time, each lane's partial
-/// sums kept apart and added as a tree at the end (the portable form).
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+/// sums kept apart (the portable form, for builds without AVX-512).
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
 fn micro(a: [&[f32]; 4], b: [&[f32]; 4], f: impl Fn(f32, f32) -> f32 + Copy) -> [[f32; 4]; 4] {
     let len = a[0].len();
     let full = len / W * W;
@@ -288,5 +288,66 @@ fn micro512(
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows of length `len` with values that make every kind of sum differ.
+    fn rows(len: usize, seed: f32) -> Vec<Vec<f32>> {
+        (0..4)
+            .map(|r| {
+                (0..len)
+                    .map(|k| ((k as f32 * 0.37 + r as f32 * 1.3 + seed).sin() * 3.0))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn naive(a: &[Vec<f32>], b: &[Vec<f32>], f: fn(f32, f32) -> f32) -> [[f32; 4]; 4] {
+        std::array::from_fn(|r| {
+            std::array::from_fn(|c| a[r].iter().zip(&b[c]).map(|(&x, &y)| f(x, y)).sum())
+        })
+    }
+
+    #[test]
+    fn both_micro_kernels_match_a_plain_loop() {
+        let kinds: [fn(f32, f32) -> f32; 3] =
+            [|x, y| (x - y).abs(), |x, y| (x - y) * (x - y), |x, y| x * y];
+        for len in [1, 15, 16, 17, 100, 1000] {
+            let (a, b) = (rows(len, 0.1), rows(len, 2.7));
+            let ar: [&[f32]; 4] = std::array::from_fn(|r| &a[r][..]);
+            let br: [&[f32]; 4] = std::array::from_fn(|c| &b[c][..]);
+            for (i, f) in kinds.into_iter().enumerate() {
+                let want = naive(&a, &b, f);
+                let portable = micro(ar, br, f);
+                #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+                let vector = {
+                    let op = [PairOp::AbsDiff, PairOp::SquaredDiff, PairOp::Product][i];
+                    let p = Pairwise {
+                        op,
+                        a: (0, 0, 0),
+                        b: (0, 0, 0),
+                        shape: (4, 4, len),
+                    };
+                    p.block((&a.concat(), 0, len), (&b.concat(), 0, len), 0, 0, (4, 4))
+                };
+                #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+                let vector = portable;
+                for r in 0..4 {
+                    for c in 0..4 {
+                        let w = want[r][c];
+                        for got in [portable[r][c], vector[r][c]] {
+                            assert!(
+                                (got - w).abs() <= 1e-4 * (1.0 + w.abs()),
+                                "kind {i}, len {len}, [{r}][{c}]: {got} vs {w}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
