@@ -300,7 +300,7 @@ mod tests {
         (0..4)
             .map(|r| {
                 (0..len)
-                    .map(|k| ((k as f32 * 0.37 + r as f32 * 1.3 + seed).sin() * 3.0))
+                    .map(|k| (k as f32 * 0.37 + r as f32 * 1.3 + seed).sin() * 3.0)
                     .collect()
             })
             .collect()
