@@ -20,6 +20,22 @@ pub enum Error {
     /// A `.npy` file was malformed or of an unsupported dtype.
     #[error("npy: {0}")]
     Npy(String),
+    /// A compiled call's memory plan exceeds the limit (`memory::set_memory_limit`,
+    /// `OXLA_MEMORY_LIMIT`); nothing ran and the inputs are untouched.
+    #[error(
+        "out of memory: the call needs {} at its peak, over the limit of {}; its largest \
+         buffer is {largest}",
+        crate::memory::format_bytes(*needed),
+        crate::memory::format_bytes(*limit)
+    )]
+    OutOfMemory {
+        /// Bytes the plan needs at its peak.
+        needed: usize,
+        /// The limit in force.
+        limit: usize,
+        /// The largest buffer at the peak: size, aval, kind, primitive, equation, line.
+        largest: String,
+    },
 }
 
 impl Error {

@@ -2,6 +2,8 @@
 
 use std::fmt;
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use crate::core::Aval;
 
@@ -141,5 +143,109 @@ impl fmt::Display for MemoryAnalysis {
             }
         }
         Ok(())
+    }
+}
+
+/// The limit `set_memory_limit` set: unset (read `OXLA_MEMORY_LIMIT`), none, or bytes.
+static LIMIT: AtomicUsize = AtomicUsize::new(UNSET);
+const UNSET: usize = usize::MAX;
+const UNLIMITED: usize = usize::MAX - 1;
+
+/// Limits the memory a compiled call may plan to use at its peak (arguments, constants,
+/// temporaries and results); `None` removes the limit. A call whose plan exceeds it
+/// returns [`Error::OutOfMemory`](crate::Error::OutOfMemory) before anything runs, and its
+/// inputs are untouched. Overrides the environment variable `OXLA_MEMORY_LIMIT`.
+///
+/// ```
+/// use oxla::{jit, memory, numpy as jnp, Error, Tensor};
+/// memory::set_memory_limit(Some(1 << 20));
+/// let f = jit(|x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None));
+/// let x = jnp::ones(&[1000]);
+/// assert!(matches!(f.call(x.clone()), Err(Error::OutOfMemory { .. })));
+/// memory::set_memory_limit(None);
+/// assert_eq!(f.call(x)?.shape(), &[1_000_000]);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn set_memory_limit(bytes: Option<usize>) {
+    LIMIT.store(
+        bytes.map_or(UNLIMITED, |b| b.min(UNLIMITED - 1)),
+        Ordering::Relaxed,
+    );
+}
+
+/// The limit in force: [`set_memory_limit`]'s, else `OXLA_MEMORY_LIMIT`'s (`"2GiB"`,
+/// `"500MB"`, `"1e9"` or a number of bytes), else none.
+pub fn memory_limit() -> Option<usize> {
+    static ENV: OnceLock<Option<usize>> = OnceLock::new();
+    match LIMIT.load(Ordering::Relaxed) {
+        UNSET => *ENV.get_or_init(|| {
+            let v = std::env::var("OXLA_MEMORY_LIMIT").ok()?;
+            let bytes = parse_bytes(&v);
+            if bytes.is_none() {
+                eprintln!("oxla: ignoring OXLA_MEMORY_LIMIT={v:?} (not a size like 2GiB)");
+            }
+            bytes
+        }),
+        UNLIMITED => None,
+        b => Some(b),
+    }
+}
+
+/// A size such as `"2GiB"`, `"1.5 GB"`, `"640k"` or `"1000000"` in bytes (binary units
+/// with `i`, decimal without).
+pub fn parse_bytes(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let value: f64 = num.trim().parse().ok()?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "t" | "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1024f64.powi(2),
+        "gib" => 1024f64.powi(3),
+        "tib" => 1024f64.powi(4),
+        _ => return None,
+    };
+    let bytes = value * scale;
+    (bytes.is_finite() && bytes >= 0.0).then_some(bytes as usize)
+}
+
+impl MemoryAnalysis {
+    /// The error for a call whose plan exceeds `limit` bytes: its peak and its largest
+    /// buffer, with the equation and source line that make it.
+    pub(crate) fn out_of_memory(&self, limit: usize) -> crate::Error {
+        let largest = self.largest.first().map_or("-".to_string(), |b| {
+            let at = b.source.map_or("-".to_string(), |l| {
+                format!("{}:{}:{}", l.file(), l.line(), l.column())
+            });
+            let eqn = b.equation.map_or("-".to_string(), |e| e.to_string());
+            format!(
+                "{} {} ({}, `{}` at equation {eqn}, {at})",
+                format_bytes(b.bytes),
+                b.aval,
+                match b.kind {
+                    BufferKind::Argument => "argument",
+                    BufferKind::Constant => "constant",
+                    BufferKind::Temporary => "temporary",
+                    BufferKind::Output => "output",
+                },
+                if b.primitive.is_empty() {
+                    "-"
+                } else {
+                    b.primitive
+                },
+            )
+        });
+        crate::Error::OutOfMemory {
+            needed: self.peak_bytes,
+            limit,
+            largest,
+        }
     }
 }

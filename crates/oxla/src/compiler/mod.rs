@@ -233,8 +233,14 @@ impl Executable {
         self.run_leaves(&leaves)
     }
 
-    /// Runs on leaves of the avals compiled for.
+    /// Runs on leaves of the avals compiled for, if the plan fits the memory limit.
     fn run_leaves<O: Tree>(&self, leaves: &[Tensor]) -> Result<O> {
+        if let Some(limit) = crate::memory::memory_limit() {
+            let plan = &self.plan.analysis;
+            if plan.peak_bytes > limit {
+                return Err(plan.out_of_memory(limit));
+            }
+        }
         let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();
         let outs = self.run(arrays);
         let out = O::from_def(&self.out, &mut outs.into_iter().map(Tensor::new));

@@ -1,0 +1,77 @@
+//! The process-wide memory limit (`memory::set_memory_limit`, `OXLA_MEMORY_LIMIT`): a call
+//! whose plan cannot fit fails with `Error::OutOfMemory` before running. One test in its
+//! own process, since the limit is global.
+
+use oxla::memory::{self, parse_bytes};
+use oxla::{jit, numpy as jnp, random, Error, Tensor};
+
+#[test]
+fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
+    let line = line!() + 2;
+    let f = |x: Tensor| {
+        let table = x.index((.., None)) * x.index((None, ..));
+        jnp::sort(&table, Some(-1)).sum(None)
+    };
+    let x = random::normal(&random::key(7), &[2000]);
+    let before = x.to_vec::<f32>();
+    let want = f(x.clone()).item();
+    let compiled = jit(f);
+    // Two 2000 x 2000 f32 tables (16 MB each) at the peak.
+    memory::set_memory_limit(Some(20 << 20));
+    let err = compiled.call(x.clone()).expect_err("over the limit");
+    let Error::OutOfMemory {
+        needed,
+        limit,
+        ref largest,
+    } = err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(limit, 20 << 20);
+    assert!(needed > limit && needed < 40 << 20, "{err}");
+    assert!(largest.contains("f32[2000,2000]"), "{err}");
+    assert!(largest.contains(&format!("memory_limit.rs:{line}")), "{err}");
+    let text = err.to_string();
+    assert!(text.starts_with("out of memory: the call needs 30.5"), "{text}");
+    // Nothing ran: the input is intact, and with room the same call works.
+    assert_eq!(x.to_vec::<f32>(), before);
+    assert_eq!(memory::memory_limit(), Some(20 << 20));
+    memory::set_memory_limit(Some(64 << 20));
+    let got = compiled.call(x.clone()).expect("fits").item();
+    assert!((got - want).abs() <= 1e-3 * want.abs().max(1.0), "{got} vs {want}");
+    memory::set_memory_limit(None);
+    assert_eq!(memory::memory_limit(), None);
+}
+
+#[test]
+fn sizes_read_as_people_write_them() {
+    assert_eq!(parse_bytes("2GiB"), Some(2 << 30));
+    assert_eq!(parse_bytes("1.5 KiB"), Some(1536));
+    assert_eq!(parse_bytes("500MB"), Some(500_000_000));
+    assert_eq!(parse_bytes("1e9"), Some(1_000_000_000));
+    assert_eq!(parse_bytes(" 4096 "), Some(4096));
+    assert_eq!(parse_bytes("640k"), Some(640_000));
+    assert_eq!(parse_bytes("lots"), None);
+    assert_eq!(parse_bytes("-1GB"), None);
+    assert_eq!(parse_bytes("3 parsecs"), None);
+}
+
+#[test]
+fn the_environment_sets_the_limit() {
+    if std::env::var("OXLA_TEST_CHILD").is_err() {
+        // Run this test again in a process that starts with the variable set.
+        let status = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", "the_environment_sets_the_limit", "--test-threads=1"])
+            .env("OXLA_MEMORY_LIMIT", "1MiB")
+            .env("OXLA_TEST_CHILD", "1")
+            .status()
+            .expect("runs");
+        assert!(status.success());
+        return;
+    }
+    assert_eq!(memory::memory_limit(), Some(1 << 20));
+    let f = jit(|x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None));
+    assert!(matches!(f.call(jnp::ones(&[1000])), Err(Error::OutOfMemory { .. })));
+    memory::set_memory_limit(None);
+    assert!(f.call(jnp::ones(&[1000])).is_ok());
+}
