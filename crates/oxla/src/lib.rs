@@ -35,7 +35,7 @@ pub mod transforms;
 pub mod tree;
 
 pub use array::{Array, DType};
-pub use compiler::jit;
+pub use compiler::{explain, jit};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, Result};
 pub use memory::MemoryAnalysis;

@@ -327,6 +327,19 @@ fn pairwise_sums_of_every_kind_agree_with_a_loop() {
 }
 
 #[test]
+fn explain_plans_a_call_too_large_to_run() {
+    // 100,000 x 100,000 f32 products, sorted: 40 GB, planned without allocating them.
+    let line = line!() + 1;
+    let f = |x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None);
+    let plan = oxla::explain(f, &jnp::ones(&[100_000])).unwrap();
+    let top = &plan.largest[0];
+    assert_eq!(top.bytes, 40_000_000_000);
+    assert!(plan.peak_bytes >= 80_000_000_000, "{plan}");
+    assert!(top.source.is_some_and(|s| s.line() == line), "{plan}");
+    assert!(plan.to_string().contains("f32[10000000000]"), "{plan}");
+}
+
+#[test]
 fn jit_composes_with_vmap_and_grad_in_any_order() {
     let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));

@@ -30,15 +30,24 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
     assert_eq!(limit, 20 << 20);
     assert!(needed > limit && needed < 40 << 20, "{err}");
     assert!(largest.contains("f32[2000,2000]"), "{err}");
-    assert!(largest.contains(&format!("memory_limit.rs:{line}")), "{err}");
+    assert!(
+        largest.contains(&format!("memory_limit.rs:{line}")),
+        "{err}"
+    );
     let text = err.to_string();
-    assert!(text.starts_with("out of memory: the call needs 30.5"), "{text}");
+    assert!(
+        text.starts_with("out of memory: the call needs 30.5"),
+        "{text}"
+    );
     // Nothing ran: the input is intact, and with room the same call works.
     assert_eq!(x.to_vec::<f32>(), before);
     assert_eq!(memory::memory_limit(), Some(20 << 20));
     memory::set_memory_limit(Some(64 << 20));
     let got = compiled.call(x.clone()).expect("fits").item();
-    assert!((got - want).abs() <= 1e-3 * want.abs().max(1.0), "{got} vs {want}");
+    assert!(
+        (got - want).abs() <= 1e-3 * want.abs().max(1.0),
+        "{got} vs {want}"
+    );
     memory::set_memory_limit(None);
     assert_eq!(memory::memory_limit(), None);
 }
@@ -61,7 +70,11 @@ fn the_environment_sets_the_limit() {
     if std::env::var("OXLA_TEST_CHILD").is_err() {
         // Run this test again in a process that starts with the variable set.
         let status = std::process::Command::new(std::env::current_exe().expect("test binary"))
-            .args(["--exact", "the_environment_sets_the_limit", "--test-threads=1"])
+            .args([
+                "--exact",
+                "the_environment_sets_the_limit",
+                "--test-threads=1",
+            ])
             .env("OXLA_MEMORY_LIMIT", "1MiB")
             .env("OXLA_TEST_CHILD", "1")
             .status()
@@ -71,7 +84,10 @@ fn the_environment_sets_the_limit() {
     }
     assert_eq!(memory::memory_limit(), Some(1 << 20));
     let f = jit(|x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None));
-    assert!(matches!(f.call(jnp::ones(&[1000])), Err(Error::OutOfMemory { .. })));
+    assert!(matches!(
+        f.call(jnp::ones(&[1000])),
+        Err(Error::OutOfMemory { .. })
+    ));
     memory::set_memory_limit(None);
     assert!(f.call(jnp::ones(&[1000])).is_ok());
 }

@@ -49,6 +49,23 @@ pub fn jit<A: Tree, O: Tree, F: Fn(A) -> O>(f: F) -> Jit<F, A, O> {
     }
 }
 
+/// The memory plan `jit(f)` follows on arguments like `args`, without running it: peak,
+/// temporary and result bytes, and the largest buffers at the peak with the equation and
+/// source line that make each (its `Display` is a table).
+///
+/// ```
+/// use oxla::{explain, numpy as jnp, Tensor};
+/// let f = |x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None);
+/// let plan = explain(f, &jnp::ones(&[1000]))?;
+/// assert_eq!(plan.largest[0].bytes, 4_000_000);
+/// println!("{plan}");
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn explain<A: Tree, O: Tree, F: Fn(A) -> O>(f: F, args: &A) -> Result<MemoryAnalysis> {
+    let compiled = jit(f).lower(args)?.compile()?;
+    Ok(compiled.memory_analysis().clone())
+}
+
 /// What a compiled executable is specific to: the argument tree and its leaves' avals.
 type Signature = (TreeDef, Vec<Aval>);
 
