@@ -20,12 +20,13 @@ fn main() -> oxla::Result<()> {
     let ids = jnp::arange(sites as i32);
     let lattice = jnp::ones(&[n, n, n, 19]);
     for variant in [1, 2] {
-        let batched = seeds::memory_test_batched(variant);
+        let f = jit(seeds::memory_test_batched(variant));
         if variant == 2 {
-            println!("# jaxpr of vmap(memory_test2, in_axes=(0, None)) at N = {n}");
-            println!("{}\n", make_jaxpr(batched, (ids.clone(), lattice.clone())));
+            // jit inside a trace stages its function there, as jax.jit does under make_jaxpr.
+            let staged = |a| f.call(a).expect("traced");
+            println!("# jaxpr of jit(vmap(memory_test2, in_axes=(0, None))) at N = {n}");
+            println!("{}\n", make_jaxpr(staged, (ids.clone(), lattice.clone())));
         }
-        let f = jit(batched);
         let t = Instant::now();
         let compiled = f.lower(&(ids.clone(), lattice.clone()))?.compile()?;
         println!("# memory_test{variant}: compiled in {:.2?}", t.elapsed());
