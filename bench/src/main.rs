@@ -6,6 +6,8 @@
 //! Each measurement runs in a child process of its own, so that its peak RSS is its own.
 //! The JAX side runs the scripts in `bench/jax/` (copies of `shared/jax-reference/`).
 
+#[path = "../../crates/oxla/examples/cli/mod.rs"]
+mod cli;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 
@@ -51,7 +53,7 @@ fn main() {
     if let Some(name) = cli.get_one::<String>("one") {
         let w = find(name);
         let m = (w.oxla)(quick);
-        println!("{}", m.encode(workloads::peak_rss_mib()));
+        println!("{}", m.encode(cli::peak_rss_mib()));
         return;
     }
     if cli.get_flag("list") {

@@ -348,17 +348,6 @@ fn first_call() -> Measure {
     Measure::new(s, None)
 }
 
-/// This process's peak resident memory so far, in MiB (Linux).
-pub fn peak_rss_mib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<u64>().ok())
-        .map_or(0, |kib| kib / 1024)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,9 @@
 use std::collections::HashMap;
 use std::panic::Location;
 
-use crate::array::{strides_of, Array, DType};
+use smallvec::SmallVec;
+
+use crate::array::{strides_of, Array, DType, Values, ValuesMut};
 use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
 use crate::prims::{GatherMode, Prim, ReduceOp};
 
@@ -137,6 +139,25 @@ pub(crate) struct Kernel {
 }
 
 impl Kernel {
+    /// Whether loop `d` is reduced.
+    pub(crate) fn reduced(&self, d: usize) -> bool {
+        self.reduce.as_ref().is_some_and(|(_, f)| f[d])
+    }
+
+    /// The epilogue applied to the reduced values `v`, written into `out` (of `v`'s length
+    /// and the kernel's output dtype); `false` when there is no epilogue.
+    pub(crate) fn apply_epilogue(&self, v: Values, out: ValuesMut) -> bool {
+        let Some((prim, operands)) = &self.epilogue else {
+            return false;
+        };
+        let args: SmallVec<[Values; 3]> = operands
+            .iter()
+            .map(|o| o.as_ref().map_or(v, Array::values))
+            .collect();
+        prim.eval_lanes(&args, out);
+        true
+    }
+
     /// The affine maps of the nodes.
     fn affines_mut(&mut self) -> impl Iterator<Item = &mut Affine> {
         self.nodes.iter_mut().filter_map(|n| match &mut n.op {
@@ -155,8 +176,7 @@ impl Kernel {
         let mut d = 0;
         while d + 1 < self.loops.len() {
             let inner = self.loops[d + 1] as i64;
-            let flags = self.reduce.as_ref().map(|(_, f)| (f[d], f[d + 1]));
-            let same_kind = flags.is_none_or(|(a, b)| a == b);
+            let same_kind = self.reduced(d) == self.reduced(d + 1);
             let walked_as_one = self
                 .affines_mut()
                 .all(|a| a.coef[d] == a.coef[d + 1] * inner);

@@ -7,13 +7,11 @@
 //! depends only on the site is computed once per block of sites, not once per neighbour.
 //! A node that does not depend on the vector loop holds a single value.
 
-use smallvec::SmallVec;
-
 use super::fuse::{Affine, Kernel, NodeOp};
 use super::pairwise::Pairwise;
 
 use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
-use crate::prims::{fold, fold_by, with_dtype, Monoid, Prim, ReduceOp, SHORT_RUN};
+use crate::prims::{fold, fold_by, with_dtype, with_monoid, Monoid, Prim, ReduceOp, SHORT_RUN};
 
 /// Lanes per block. Each node's lanes are 4 KiB of `f32`, so a kernel's working set stays
 /// in the core's caches; on seed 004, blocks of 1024 lanes run 1.2x faster than blocks of
@@ -33,15 +31,19 @@ struct Order {
     loops: Vec<usize>,
     /// The vectorised loop.
     vector: usize,
-    /// For each node, the position in `loops` after which it is evaluated (`None`: once).
-    level: Vec<Option<usize>>,
+    /// The nodes evaluated on entering each loop position.
+    at: Vec<Vec<usize>>,
+    /// The nodes that depend on no loop, evaluated once.
+    once: Vec<usize>,
+    /// Whether the innermost loop is a reduction only the root (a load) depends on, whose
+    /// lanes each reduce a strided run of the buffer directly.
+    strided: bool,
 }
 
 /// Chooses the vector loop: the one most nodes depend on, preferring loops along which
 /// loads and stores are contiguous and long loops.
 fn order(k: &Kernel) -> Order {
     let n = k.loops.len();
-    let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
     let score = |d: usize| {
         let mut s = 0.0;
         for node in &k.nodes {
@@ -66,12 +68,12 @@ fn order(k: &Kernel) -> Order {
         .max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
         .unwrap_or(0);
     let mut loops: Vec<usize> = Vec::with_capacity(n);
-    if n > 0 && !reduced(vector) {
+    if n > 0 && !k.reduced(vector) {
         loops.push(vector);
     }
-    loops.extend((0..n).filter(|&d| d != vector && !reduced(d)));
-    loops.extend((0..n).filter(|&d| d != vector && reduced(d)));
-    if n > 0 && reduced(vector) {
+    loops.extend((0..n).filter(|&d| d != vector && !k.reduced(d)));
+    loops.extend((0..n).filter(|&d| d != vector && k.reduced(d)));
+    if n > 0 && k.reduced(vector) {
         loops.push(vector);
     }
     Order::new(k, vector, loops)
@@ -89,48 +91,50 @@ impl Order {
                     .expect("every loop placed")
             })
             .collect();
-        let level = k
-            .nodes
-            .iter()
-            .map(|node| {
-                (0..n)
-                    .filter(|&d| node.deps & (1 << d) != 0)
-                    .map(|d| pos[d])
-                    .max()
-            })
-            .collect();
-        Order {
-            loops,
-            vector,
-            level,
-        }
-    }
-
-    /// The nodes to evaluate on entering each loop position, and those evaluated once.
-    fn schedule(&self) -> (Vec<Vec<usize>>, Vec<usize>) {
-        let mut at = vec![Vec::new(); self.loops.len().max(1)];
+        let mut at = vec![Vec::new(); n.max(1)];
         let mut once = Vec::new();
-        for (i, l) in self.level.iter().enumerate() {
-            match l {
-                Some(p) => at[*p].push(i),
+        for (i, node) in k.nodes.iter().enumerate() {
+            let level = (0..n)
+                .filter(|&d| node.deps & (1 << d) != 0)
+                .map(|d| pos[d])
+                .max();
+            match level {
+                Some(p) => at[p].push(i),
                 None => once.push(i),
             }
         }
-        (at, once)
+        let root = k.nodes.len().saturating_sub(1);
+        let strided = loops.last().is_some_and(|&d| {
+            let runs = match k.nodes.last().map(|node| &node.op) {
+                // Lanes side by side with strided runs (a sum over columns) add whole
+                // rows of lanes instead, reading the buffer in order.
+                Some(NodeOp::Load { offset, .. }) => {
+                    !(offset.coef[vector] == 1 && offset.coef[d] != 1)
+                }
+                Some(NodeOp::Gather { .. }) => true,
+                _ => false,
+            };
+            runs && k.reduced(d) && d != vector && at[n - 1] == [root]
+        });
+        Order {
+            loops,
+            vector,
+            at,
+            once,
+            strided,
+        }
     }
 
     /// A tile size for the outermost loop, when the two outermost loops are kept (not
     /// reduced or vectorised), the second one's operands are too large to stay in cache
     /// across iterations of the first, and the first one's are small: walking a tile of
     /// the first loop inside the second reads each of the second's operands once per tile
-    /// (from memory) and the tile's operands from cache. Blocked L1 affinities read each
-    /// image 26 times instead of 100.
+    /// (from memory) and the tile's operands from cache.
     fn tile(&self, k: &Kernel) -> Option<usize> {
-        let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
         let [a, b, ..] = self.loops[..] else {
             return None;
         };
-        if [a, b].iter().any(|&d| reduced(d) || d == self.vector) {
+        if [a, b].iter().any(|&d| k.reduced(d) || d == self.vector) {
             return None;
         }
         // Bytes one iteration of a loop reads through loads that depend on it and not on
@@ -155,37 +159,6 @@ impl Order {
         let streamed = row_b * k.loops[b] > TILE_BYTES;
         (row_a > 0 && streamed && tile >= 2 && tile < k.loops[a]).then_some(tile)
     }
-}
-
-/// Runs `$body` with `$id` and `$f` bound to the identity and combining function of
-/// reduction `$op` over `$T`, the operation fixed at compile time for the common ones.
-macro_rules! with_monoid {
-    ($op:expr, $T:ty, |$id:ident, $f:ident| $body:expr) => {
-        match $op {
-            ReduceOp::Sum => {
-                let ($id, $f) = (<$T>::identity(ReduceOp::Sum), |a, b| {
-                    <$T>::combine(ReduceOp::Sum, a, b)
-                });
-                $body
-            }
-            ReduceOp::Max => {
-                let ($id, $f) = (<$T>::identity(ReduceOp::Max), |a, b| {
-                    <$T>::combine(ReduceOp::Max, a, b)
-                });
-                $body
-            }
-            ReduceOp::Min => {
-                let ($id, $f) = (<$T>::identity(ReduceOp::Min), |a, b| {
-                    <$T>::combine(ReduceOp::Min, a, b)
-                });
-                $body
-            }
-            other => {
-                let ($id, $f) = (<$T>::identity(other), |a, b| <$T>::combine(other, a, b));
-                $body
-            }
-        }
-    };
 }
 
 /// The values of one node for the current block: up to [`LANES`] typed values, of which
@@ -438,17 +411,10 @@ fn fold_into(op: ReduceOp, acc: &mut Col, v: Values, width: usize) {
 
 /// The kernel's epilogue applied to `value`'s lanes: the values to store.
 fn epilogue<'c>(k: &Kernel, value: &'c Col, scratch: &'c mut Col) -> &'c Col {
-    match &k.epilogue {
-        None => value,
-        Some((prim, operands)) => {
-            let v = value.get();
-            let args: SmallVec<[Values; 3]> = operands
-                .iter()
-                .map(|o| o.as_ref().map_or(v, Array::values))
-                .collect();
-            prim.eval_lanes(&args, scratch.set(value.len));
-            scratch
-        }
+    if k.apply_epilogue(value.get(), scratch.set(value.len)) {
+        scratch
+    } else {
+        value
     }
 }
 
@@ -457,8 +423,6 @@ struct Run<'a> {
     k: &'a Kernel,
     inputs: &'a [Src],
     order: &'a Order,
-    /// Nodes to evaluate after entering each loop position.
-    at: &'a [Vec<usize>],
     out: &'a Out,
     out_strides: &'a [i64],
     /// Current index of every loop (the vector loop: its block start).
@@ -519,30 +483,17 @@ impl Run<'_> {
     /// reduces a strided run of the buffer directly.
     fn strided_reduction(&mut self, p: usize) -> bool {
         let k = self.k;
-        let Some((op, flags)) = k.reduce.as_ref() else {
+        if !self.order.strided || p + 1 != self.order.loops.len() {
             return false;
-        };
+        }
+        let (op, _) = k.reduce.as_ref().expect("a reduction");
         let d = self.order.loops[p];
         let root = k.nodes.len() - 1;
-        if p + 1 != self.order.loops.len()
-            || !flags[d]
-            || d == self.order.vector
-            || self.at[p] != [root]
-        {
-            return false;
-        }
-        let (slot, step, across) = match &k.nodes[root].op {
-            NodeOp::Load { slot, offset, .. } => {
-                (*slot, offset.coef[d], offset.coef[self.order.vector])
-            }
-            NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d], 0),
-            _ => return false,
+        let (slot, step) = match &k.nodes[root].op {
+            NodeOp::Load { slot, offset, .. } => (*slot, offset.coef[d]),
+            NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d]),
+            _ => unreachable!("a strided order reduces a load"),
         };
-        if across == 1 && step != 1 {
-            // The lanes lie side by side and each run is strided (a sum over columns):
-            // adding whole rows of lanes reads the buffer in order instead.
-            return false;
-        }
         self.idx[d] = 0;
         let w = self.lanes(root);
         self.lane_offsets(root, w);
@@ -683,8 +634,7 @@ impl Run<'_> {
         }
         let d = self.order.loops[p];
         let extent = k.loops[d] as i64;
-        let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
-        let first_reduced = reduced(d) && (p == 0 || !reduced(self.order.loops[p - 1]));
+        let first_reduced = k.reduced(d) && (p == 0 || !k.reduced(self.order.loops[p - 1]));
         if first_reduced {
             self.reset();
         }
@@ -698,13 +648,13 @@ impl Run<'_> {
                 (q, lo, hi) if q == p => (lo, hi),
                 _ => (0, extent),
             };
-            let at = self.at;
+            let order = self.order;
             while i < end {
                 self.idx[d] = i;
                 if d == self.order.vector {
                     self.width = (end - i).min(LANES as i64) as usize;
                 }
-                for &n in &at[p] {
+                for &n in &order.at[p] {
                     self.eval(n);
                 }
                 self.walk(p + 1);
@@ -807,16 +757,16 @@ pub(crate) enum Target {
     InPlace(usize),
 }
 
-/// What a kernel's runs share, worked out on its first run: the loop order, the nodes to
-/// evaluate at each loop, the tiling and the result's layout.
+/// What a kernel's runs share, worked out on its first run: the loop order (tiled or
+/// not), the loop split over threads and the result's layout.
 #[derive(Clone, Debug)]
 pub(crate) struct Prepared {
     order: Order,
-    at: Vec<Vec<usize>>,
-    once: Vec<usize>,
-    tile: Option<usize>,
-    /// The tiled walk: the two outermost loops swapped, and its schedule.
-    tiled: Option<(Order, Vec<Vec<usize>>)>,
+    /// The tile size of the outermost loop and the tiled walk (the two outermost loops
+    /// swapped), when tiling pays.
+    tiled: Option<(usize, Order)>,
+    /// The loop position split over threads.
+    split: Option<usize>,
     out_len: usize,
     out_strides: Vec<i64>,
     /// The kernel as a pairwise sum, run by its micro-kernel instead of the interpreter.
@@ -826,37 +776,45 @@ pub(crate) struct Prepared {
 fn prepare(k: &Kernel) -> Prepared {
     let order = order(k);
     let n = k.loops.len();
-    let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
     let out_shape: Vec<usize> = (0..n)
-        .filter(|&d| !reduced(d))
+        .filter(|&d| !k.reduced(d))
         .map(|d| k.loops[d])
         .collect();
     let compact = strides_of(&out_shape);
     let mut it = compact.iter();
     let out_strides: Vec<i64> = (0..n)
         .map(|d| {
-            if reduced(d) {
+            if k.reduced(d) {
                 0
             } else {
                 *it.next().expect("stride") as i64
             }
         })
         .collect();
-    let (at, once) = order.schedule();
-    let tile = order.tile(k);
-    let tiled = tile.map(|_| {
+    let tiled = order.tile(k).map(|t| {
         let mut loops = order.loops.clone();
         loops.swap(0, 1);
-        let o = Order::new(k, order.vector, loops);
-        let (at, _) = o.schedule();
-        (o, at)
+        (t, Order::new(k, order.vector, loops))
     });
+    // The outermost loop is split over threads, unless it has fewer steps than there are
+    // threads and a loop inside it (not reduced) has more.
+    let parts = rayon::current_num_threads();
+    let steps_at = |p: usize| {
+        let d = order.loops[p];
+        let step = if d == order.vector { LANES } else { 1 };
+        k.loops[d].div_ceil(step)
+    };
+    let open: Vec<usize> = (0..n).take_while(|&p| !k.reduced(order.loops[p])).collect();
+    let split = open
+        .iter()
+        .copied()
+        .find(|&p| steps_at(p) >= parts)
+        .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)))
+        .filter(|&p| parts > 1 && steps_at(p) >= 2);
     Prepared {
         order,
-        at,
-        once,
-        tile,
         tiled,
+        split,
         out_len: out_shape.iter().product(),
         out_strides,
         pairwise: Pairwise::detect(k),
@@ -867,17 +825,14 @@ fn prepare(k: &Kernel) -> Prepared {
 pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let Prepared {
         order,
-        at,
-        once,
-        tile,
         tiled,
+        split,
         out_len,
         out_strides,
         pairwise,
     } = k.prepared.get_or_init(|| prepare(k));
-    let (tile, out_len) = (*tile, *out_len);
+    let out_len = *out_len;
     let n = k.loops.len();
-    let reduced = |d: usize| k.reduce.as_ref().is_some_and(|(_, f)| f[d]);
     let dtype = k.out.aval.dtype;
     let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let bytes = out_len * dtype.size();
@@ -891,7 +846,8 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     // result; an empty reduction stores the identity everywhere).
     let fresh = || unsafe { Buffer::uninit(bytes) };
     let (mut buffer, written) = match target {
-        Target::InPlace(slot) if k.in_place_slots().contains(&slot) => {
+        Target::InPlace(slot) => {
+            debug_assert!(k.in_place_slots().contains(&slot), "planned in place");
             let placeholder = Array::zeros(DType::U32, &[0]);
             match std::mem::replace(&mut inputs[slot], placeholder).into_buffer() {
                 Ok(b) => (b, Some(slot)),
@@ -924,8 +880,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let new_run = |split: (usize, i64, i64)| Run {
         k,
         inputs,
-        order: tiled.as_ref().map_or(order, |(o, _)| o),
-        at: tiled.as_ref().map_or(at, |(_, at)| at),
+        order: tiled.as_ref().map_or(order, |(_, o)| o),
         out: &out,
         out_strides,
         idx: vec![0; n],
@@ -955,7 +910,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         return Array::from_buffer(dtype, &k.out.aval.shape, buffer);
     }
     let go = |mut r: Run| {
-        for &i in once {
+        for &i in &order.once {
             r.eval(i);
         }
         if n > 0 {
@@ -969,22 +924,9 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
             r.innermost();
         }
     };
-    // Split a loop over threads: the outermost one, unless it has fewer steps than there
-    // are threads and a loop inside it (not reduced) has more.
     let parts = rayon::current_num_threads() as i64;
-    let step_of = |d: usize| if d == order.vector { LANES as i64 } else { 1 };
-    let steps_at = |p: usize| {
-        let d = order.loops[p];
-        (k.loops[d] as i64 + step_of(d) - 1) / step_of(d)
-    };
-    let open: Vec<usize> = (0..n).take_while(|&p| !reduced(order.loops[p])).collect();
-    let split = open
-        .iter()
-        .copied()
-        .find(|&p| steps_at(p) >= parts)
-        .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)));
-    match (tile, split) {
-        (Some(t), _) => {
+    match (tiled, split) {
+        (&Some((t, _)), _) => {
             // Each thread walks tiles of its part of the outermost loop, the tile loop
             // inside the second (position 1 of the tiled order).
             let extent = k.loops[order.loops[0]] as i64;
@@ -1007,10 +949,12 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
                 }
             });
         }
-        (None, Some(p)) if parts > 1 && steps_at(p) >= 2 => {
+        (None, &Some(p)) => {
             let d = order.loops[p];
             let extent = k.loops[d] as i64;
-            let per = (steps_at(p) + parts - 1) / parts * step_of(d);
+            let step = if d == order.vector { LANES as i64 } else { 1 };
+            let steps = (extent + step - 1) / step;
+            let per = (steps + parts - 1) / parts * step;
             rayon::scope(|s| {
                 let mut lo = 0;
                 while lo < extent {

@@ -135,16 +135,12 @@ impl Pairwise {
                 });
             }
         });
-        if let Some((prim, operands)) = &k.epilogue {
+        if k.epilogue.is_some() {
             let mut scratch = vec![0f32; 1024];
             for c in out.chunks_mut(1024) {
-                let v = Values::F32(c);
-                let args: Vec<Values> = operands
-                    .iter()
-                    .map(|o| o.as_ref().map_or(v, Array::values))
-                    .collect();
-                prim.eval_lanes(&args, ValuesMut::F32(&mut scratch[..c.len()]));
-                c.copy_from_slice(&scratch[..c.len()]);
+                let s = &mut scratch[..c.len()];
+                k.apply_epilogue(Values::F32(c), ValuesMut::F32(s));
+                c.copy_from_slice(s);
             }
         }
     }

@@ -22,7 +22,7 @@ use crate::core::Aval;
 pub(crate) use elementwise::broadcast_shapes;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use indexing::{GatherDims, GatherMode, ScatterDims};
-pub(crate) use reduce::{fold, fold_by, Monoid, SHORT_RUN};
+pub(crate) use reduce::{fold, fold_by, with_monoid, Monoid, SHORT_RUN};
 pub use reduce::{ArgOp, ReduceOp};
 pub(crate) use view::with_dtype;
 
