@@ -38,9 +38,20 @@ fn main() -> oxla::Result<()> {
             ("mean", mean.lower(&args)?.compile()?),
         ] {
             println!("# {name}\n{}", c.memory_analysis());
-            for s in c.fusion() {
+            // The median of each step's time over twenty runs.
+            let mut runs: Vec<Vec<Duration>> = vec![];
+            for _ in 0..20 {
+                runs.push(c.profile(args.clone())?.1);
+            }
+            for (i, s) in c.fusion().iter().enumerate() {
+                let mut t: Vec<Duration> = runs.iter().map(|r| r[i]).collect();
                 let reads: Vec<String> = s.inputs.iter().map(|a| a.to_string()).collect();
-                println!("{} <- {:?} reads {reads:?}", s.output, s.primitives);
+                println!(
+                    "{:>9.1?}  {} <- {:?} reads {reads:?}",
+                    median(&mut t),
+                    s.output,
+                    s.primitives
+                );
             }
         }
     }

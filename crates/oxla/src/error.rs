@@ -24,7 +24,7 @@ pub enum Error {
     /// `OXLA_MEMORY_LIMIT`); nothing ran and the inputs are untouched.
     #[error(
         "out of memory: the call needs {} at its peak, over the limit of {}; its largest \
-         buffer is {largest}",
+         buffer is {largest}{advice}",
         crate::memory::format_bytes(*needed),
         crate::memory::format_bytes(*limit)
     )]
@@ -35,6 +35,9 @@ pub enum Error {
         limit: usize,
         /// The largest buffer at the peak: size, aval, kind, primitive, equation, line.
         largest: String,
+        /// What would fit: the chunk size of the mapped axis whose plan fits the limit
+        /// (empty when none can).
+        advice: String,
     },
 }
 

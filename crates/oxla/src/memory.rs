@@ -69,6 +69,17 @@ pub struct MemoryAnalysis {
     pub in_place_results: usize,
     /// Results written into a buffer the step before freed.
     pub reused_buffers: usize,
+    /// Bytes live during each step of the program, in order (the peak is their maximum).
+    pub live_bytes: Vec<usize>,
+    /// The chunked maps of the program (`vmap(f).chunk_size(k)` and the like): their chunk
+    /// sizes and what one chunk holds.
+    pub chunks: Vec<crate::control::ChunkPlan>,
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// `bytes` in binary units with three significant digits.
@@ -103,6 +114,18 @@ impl fmt::Display for MemoryAnalysis {
                 f,
                 "\n  reuse      {} results in place, {} in freed buffers",
                 self.in_place_results, self.reused_buffers
+            )?;
+        }
+        for c in &self.chunks {
+            write!(
+                f,
+                "\n  chunked   {} examples in chunks of {} ({} per chunk) at {}:{}:{}",
+                c.length,
+                c.chunk,
+                format_bytes(c.chunk_bytes),
+                c.source.file(),
+                c.source.line(),
+                c.source.column()
             )?;
         }
         if self.largest.is_empty() {
@@ -242,10 +265,104 @@ impl MemoryAnalysis {
                 },
             )
         });
+        let advice = self.fitting_chunk(limit).map_or(String::new(), |(k, n)| {
+            format!(
+                "; a chunk size that fits: run the {n} mapped examples with \
+                 vmap(..).chunk_size({k}) (or .memory_budget(..))"
+            )
+        });
         crate::Error::OutOfMemory {
             needed: self.peak_bytes,
             limit,
             largest,
+            advice,
         }
+    }
+
+    /// An SVG chart of the live bytes over the program's steps, the peak step marked and
+    /// labelled with its largest buffer and source line (`--memory-svg` in the examples).
+    pub fn to_svg(&self) -> String {
+        let (w, h, top, left) = (900.0, 360.0, 50.0, 80.0);
+        let steps = self.live_bytes.len().max(1);
+        let max = self.live_bytes.iter().copied().max().unwrap_or(0).max(1) as f64;
+        let bar = (w - left - 20.0) / steps as f64;
+        let plot = h - top - 40.0;
+        let mut svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+             font-family=\"monospace\" font-size=\"12\">\n\
+             <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+             <text x=\"{left}\" y=\"20\" font-size=\"14\">live bytes per step: peak {} \
+             at step {}</text>\n",
+            format_bytes(self.peak_bytes),
+            self.peak_equation.map_or("-".into(), |e| e.to_string()),
+        );
+        if let Some(b) = self.largest.first() {
+            let at = b
+                .source
+                .map_or("-".into(), |l| format!("{}:{}", l.file(), l.line()));
+            svg += &format!(
+                "<text x=\"{left}\" y=\"38\">largest there: {} {} ({}) at {}</text>\n",
+                format_bytes(b.bytes),
+                b.aval,
+                if b.primitive.is_empty() {
+                    "argument"
+                } else {
+                    b.primitive
+                },
+                xml_escape(&at)
+            );
+        }
+        for (i, &bytes) in self.live_bytes.iter().enumerate() {
+            let bh = plot * bytes as f64 / max;
+            let fill = if Some(i) == self.peak_equation {
+                "#d62728"
+            } else {
+                "#1f77b4"
+            };
+            svg += &format!(
+                "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" \
+                 fill=\"{fill}\"><title>step {i}: {}</title></rect>\n",
+                left + i as f64 * bar,
+                top + plot - bh,
+                (bar * 0.9).max(0.5),
+                bh,
+                format_bytes(bytes)
+            );
+        }
+        svg += &format!(
+            "<text x=\"4\" y=\"{:.0}\">{}</text>\n<text x=\"4\" y=\"{:.0}\">0</text>\n\
+             <text x=\"{left}\" y=\"{:.0}\">step (0 .. {})</text>\n</svg>\n",
+            top + 10.0,
+            format_bytes(max as usize),
+            top + plot,
+            h - 12.0,
+            steps - 1
+        );
+        svg
+    }
+
+    /// The chunk size, and the length it divides, under which the plan would fit `limit`.
+    /// Temporary bytes are affine in a map's chunk size: for a program with a chunked map,
+    /// its chunk scaled by what the limit leaves; for one without, the leading axis of its
+    /// largest temporary (the mapped axis of a `vmap`) scaled likewise.
+    pub fn fitting_chunk(&self, limit: usize) -> Option<(usize, usize)> {
+        let scale = |k: usize, room: usize, bytes: usize| {
+            ((k as f64 * room as f64 / bytes as f64).floor() as usize).max(1)
+        };
+        if let Some(c) = self.chunks.iter().max_by_key(|c| c.chunk_bytes) {
+            let rest = self.peak_bytes.saturating_sub(c.chunk_bytes);
+            let room = limit.checked_sub(rest).filter(|&r| r > 0)?;
+            let k = scale(c.chunk, room, c.chunk_bytes.max(1));
+            return (k < c.chunk).then_some((k, c.length));
+        }
+        let b = self
+            .largest
+            .iter()
+            .find(|b| b.kind == BufferKind::Temporary && b.aval.ndim() > 0)?;
+        let n = b.aval.shape[0];
+        let fixed = self.argument_bytes + self.constant_bytes + self.output_bytes;
+        let room = limit.checked_sub(fixed).filter(|&r| r > 0)?;
+        let k = scale(n, room, self.peak_bytes.saturating_sub(fixed).max(1));
+        (k < n).then_some((k, n))
     }
 }

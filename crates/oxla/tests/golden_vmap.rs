@@ -78,7 +78,8 @@ mod seeds;
 use common::{Cmp, Goldens, Program};
 use oxla::numpy::{self as jnp, s, Ellipsis};
 use oxla::prims::{GatherMode, ScatterDims};
-use oxla::{lax, random, vmap, DType, Tensor, Tree};
+use oxla::transforms::Vmap;
+use oxla::{lax, random, DType, Tensor, Tree};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden_vmap/");
 const SUITE: Goldens = Goldens { dir: GOLDEN };
@@ -92,8 +93,32 @@ const SKIPPED: &[(&str, &str)] = &[(
 /// No axis: an unmapped argument or output.
 const NO: Option<i32> = None;
 
+thread_local! {
+    /// The chunk size every `vmap` of a program runs with (`None`: unchunked).
+    static CHUNK: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// `oxla::vmap`, chunked by `CHUNK` when it is set.
+fn vmap<F>(f: F) -> Vmap<F> {
+    let v = oxla::vmap(f);
+    match CHUNK.get() {
+        Some(k) => v.chunk_size(k),
+        None => v,
+    }
+}
+
+/// Checks a case unchunked, then with every `vmap` in chunks of 1, 7 and the whole axis
+/// (a chunk size past the length is the length): chunked must equal unchunked.
 fn check_case(case: &str, program: Program, cmp: Cmp) {
-    SUITE.check_case(case, program, cmp);
+    for k in [None, Some(1), Some(7), Some(usize::MAX)] {
+        CHUNK.set(k);
+        let run = std::panic::catch_unwind(|| SUITE.check_case(case, program, cmp));
+        CHUNK.set(None);
+        if let Err(e) = run {
+            eprintln!("{case}: failed with chunk size {k:?}");
+            std::panic::resume_unwind(e);
+        }
+    }
 }
 
 fn check_jaxpr(case: &str, program: Program) {

@@ -3,7 +3,7 @@
 //! own process, since the limit is global.
 
 use oxla::memory::{self, parse_bytes};
-use oxla::{jit, numpy as jnp, random, Error, Tensor};
+use oxla::{jit, numpy as jnp, random, vmap, Error, Tensor};
 
 #[test]
 fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
@@ -23,6 +23,7 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
         needed,
         limit,
         ref largest,
+        ..
     } = err
     else {
         panic!("{err}")
@@ -48,8 +49,40 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
         (got - want).abs() <= 1e-3 * want.abs().max(1.0),
         "{got} vs {want}"
     );
+    chunk_advice_fits();
     memory::set_memory_limit(None);
     assert_eq!(memory::memory_limit(), None);
+}
+
+/// A vmapped function over the limit: the error names a chunk size, and chunked by it the
+/// call fits and agrees with the unchunked one.
+fn chunk_advice_fits() {
+    let f = |x: Tensor| {
+        let table = x.index((.., None)) * x.index((None, ..));
+        jnp::sort(&table, Some(-1)).index((.., -1)).sum(None)
+    };
+    let xs = random::normal(&random::key(8), &[64, 200]);
+    memory::set_memory_limit(None);
+    let want: Tensor = vmap(f).call(xs.clone()).unwrap();
+    // Two 64 x 200 x 200 f32 tables (10 MB each) at the peak, in 4 MiB.
+    memory::set_memory_limit(Some(4 << 20));
+    let err = jit(|xs: Tensor| -> Tensor { vmap(f).call(xs).unwrap() })
+        .call(xs.clone())
+        .expect_err("over the limit");
+    let text = err.to_string();
+    let k: usize = text
+        .split("chunk_size(")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .and_then(|k| k.parse().ok())
+        .unwrap_or_else(|| panic!("no chunk size in: {text}"));
+    assert!((1..64).contains(&k), "{text}");
+    assert!(text.contains("the 64 mapped examples"), "{text}");
+    let chunked = jit(move |xs: Tensor| -> Tensor { vmap(f).chunk_size(k).call(xs).unwrap() });
+    let got = chunked.call(xs).expect("the advised chunk size fits");
+    for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+        assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{a} vs {b}");
+    }
 }
 
 #[test]

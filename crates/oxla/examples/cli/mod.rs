@@ -12,10 +12,20 @@ pub fn arg(name: &str, default: usize) -> usize {
 
 /// This process's peak resident memory so far, in MiB (Linux).
 pub fn peak_rss_mib() -> u64 {
+    status_mib("VmHWM:")
+}
+
+/// This process's resident memory now, in MiB (Linux).
+pub fn rss_mib() -> u64 {
+    status_mib("VmRSS:")
+}
+
+/// A `/proc/self/status` field given in KiB, in MiB.
+fn status_mib(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse::<u64>().ok())
         .map_or(0, |kib| kib / 1024)

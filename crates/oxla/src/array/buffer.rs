@@ -164,6 +164,12 @@ impl Buffer {
         self.ptr.as_ptr()
     }
 
+    /// The raw bytes, mutably.
+    pub fn as_mut_bytes(&mut self) -> &mut [u8] {
+        // SAFETY: the allocation is `bytes` long and initialised; `&mut self` is unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
+    }
+
     /// The raw bytes.
     pub fn as_bytes(&self) -> &[u8] {
         // SAFETY: the allocation is `bytes` long and initialised.

@@ -773,6 +773,9 @@ pub(crate) struct Prepared {
     pairwise: Option<Pairwise>,
 }
 
+/// The least work (loop iterations times nodes) of a kernel split over threads.
+const PARALLEL_WORK: usize = 1 << 18;
+
 fn prepare(k: &Kernel) -> Prepared {
     let order = order(k);
     let n = k.loops.len();
@@ -791,7 +794,10 @@ fn prepare(k: &Kernel) -> Prepared {
             }
         })
         .collect();
-    let tiled = order.tile(k).map(|t| {
+    // A small kernel runs on the calling thread: waking another costs more than it saves.
+    let work = k.loops.iter().product::<usize>() * k.nodes.len();
+    let parallel = work >= PARALLEL_WORK;
+    let tiled = order.tile(k).filter(|_| parallel).map(|t| {
         let mut loops = order.loops.clone();
         loops.swap(0, 1);
         (t, Order::new(k, order.vector, loops))
@@ -810,7 +816,7 @@ fn prepare(k: &Kernel) -> Prepared {
         .copied()
         .find(|&p| steps_at(p) >= parts)
         .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)))
-        .filter(|&p| parts > 1 && steps_at(p) >= 2);
+        .filter(|&p| parallel && parts > 1 && steps_at(p) >= 2);
     Prepared {
         order,
         tiled,

@@ -15,6 +15,7 @@ mod simplify;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::array::{Array, Buffer};
 use crate::core::{bind, is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
@@ -88,7 +89,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 e
             }
         };
-        exe.run_leaves(&leaves)
+        exe.run_leaves(&leaves, None)
     }
 
     /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).
@@ -139,25 +140,18 @@ impl<O: Tree> Lowered<O> {
 
     /// Simplifies, fuses and plans the program.
     pub fn compile(self) -> Result<Compiled<O>> {
-        init_threads();
-        let jaxpr = simplify::simplify(self.jaxpr);
-        let steps = fuse::fuse(&jaxpr);
-        let plan = plan::plan(&jaxpr, &steps);
+        let mut exe = Executable::new(self.jaxpr);
+        exe.in_avals = self.in_avals;
+        exe.out = self.out.def();
         Ok(Compiled {
-            exe: Executable {
-                jaxpr,
-                steps,
-                plan,
-                in_avals: self.in_avals,
-                out: self.out.def(),
-            },
+            exe,
             _out: PhantomData,
         })
     }
 }
 
-/// The compiled program behind a [`Compiled`] and the jit cache.
-struct Executable {
+/// The compiled program behind a [`Compiled`], the jit cache and a loop primitive's body.
+pub(crate) struct Executable {
     jaxpr: ClosedJaxpr,
     steps: Vec<fuse::Step>,
     plan: plan::Plan,
@@ -188,7 +182,25 @@ pub struct Compiled<O> {
 impl<O: Tree> Compiled<O> {
     /// Runs the program on arguments of the avals it was compiled for.
     pub fn call<A: Tree>(&self, args: A) -> Result<O> {
-        self.exe.run_tree(args)
+        self.exe.run_tree(args, None)
+    }
+
+    /// Runs like [`call`](Self::call) and also returns the wall time of every step, in the
+    /// order of [`fusion`](Self::fusion): where a program's time goes.
+    ///
+    /// ```
+    /// use oxla::{jit, numpy as jnp, Tensor};
+    /// let f = jit(|x: Tensor| jnp::exp(&x).sum(None));
+    /// let x = jnp::ones(&[1000]);
+    /// let c = f.lower(&x).unwrap().compile().unwrap();
+    /// let (y, times) = c.profile(x).unwrap();
+    /// assert_eq!(times.len(), c.fusion().len());
+    /// assert!((y.item() - 1000.0 * 1f64.exp()).abs() < 1e-2);
+    /// ```
+    pub fn profile<A: Tree>(&self, args: A) -> Result<(O, Vec<Duration>)> {
+        let mut times = Vec::with_capacity(self.exe.steps.len());
+        let out = self.exe.run_tree(args, Some(&mut times))?;
+        Ok((out, times))
     }
 }
 
@@ -229,8 +241,35 @@ impl<O> Compiled<O> {
 }
 
 impl Executable {
+    /// Simplifies, fuses and plans a closed jaxpr, taking and returning flat lists of arrays.
+    pub(crate) fn new(cj: ClosedJaxpr) -> Executable {
+        init_threads();
+        let in_avals = cj.jaxpr.invars.iter().map(|v| v.aval.clone()).collect();
+        let n_out = cj.jaxpr.outvars.len();
+        let jaxpr = simplify::simplify(cj);
+        let steps = fuse::fuse(&jaxpr);
+        let plan = plan::plan(&jaxpr, &steps);
+        Executable {
+            jaxpr,
+            steps,
+            plan,
+            in_avals,
+            out: TreeDef::List(vec![TreeDef::Leaf; n_out]),
+        }
+    }
+
+    /// The memory plan.
+    pub(crate) fn analysis(&self) -> &MemoryAnalysis {
+        &self.plan.analysis
+    }
+
+    /// Runs on arrays of the avals compiled for.
+    pub(crate) fn run_arrays(&self, args: Vec<Array>) -> Vec<Array> {
+        self.run(args, None)
+    }
+
     #[track_caller]
-    fn run_tree<A: Tree, O: Tree>(&self, args: A) -> Result<O> {
+    fn run_tree<A: Tree, O: Tree>(&self, args: A, times: Option<&mut Vec<Duration>>) -> Result<O> {
         let leaves = args.leaves();
         let avals: Vec<Aval> = leaves.iter().map(Tensor::aval).collect();
         if avals != self.in_avals {
@@ -247,11 +286,15 @@ impl Executable {
                 std::panic::Location::caller()
             );
         }
-        self.run_leaves(&leaves)
+        self.run_leaves(&leaves, times)
     }
 
     /// Runs on leaves of the avals compiled for, if the plan fits the memory limit.
-    fn run_leaves<O: Tree>(&self, leaves: &[Tensor]) -> Result<O> {
+    fn run_leaves<O: Tree>(
+        &self,
+        leaves: &[Tensor],
+        times: Option<&mut Vec<Duration>>,
+    ) -> Result<O> {
         if let Some(limit) = crate::memory::memory_limit() {
             let plan = &self.plan.analysis;
             if plan.peak_bytes > limit {
@@ -259,13 +302,14 @@ impl Executable {
             }
         }
         let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();
-        let outs = self.run(arrays);
+        let outs = self.run(arrays, times);
         let out = O::from_def(&self.out, &mut outs.into_iter().map(Tensor::new));
         Ok(out.expect("the output structure is the traced function's"))
     }
 
-    /// Runs the equations in order, freeing every value after its last use.
-    fn run(&self, args: Vec<Array>) -> Vec<Array> {
+    /// Runs the equations in order, freeing every value after its last use; with `times`,
+    /// records each step's wall time.
+    fn run(&self, args: Vec<Array>, mut times: Option<&mut Vec<Duration>>) -> Vec<Array> {
         let j = &self.jaxpr.jaxpr;
         let mut env: HashMap<u32, Array> = HashMap::new();
         for (v, t) in j.constvars.iter().zip(&self.jaxpr.consts) {
@@ -282,6 +326,7 @@ impl Executable {
         // A buffer freed by the step before, kept for the next step's result.
         let mut spare: Option<(u32, Buffer)> = None;
         for (i, (step, frees)) in self.steps.iter().zip(&plan.frees).enumerate() {
+            let start = times.is_some().then(Instant::now);
             match step {
                 fuse::Step::Prim(i) => {
                     let e = &j.eqns[*i];
@@ -322,6 +367,9 @@ impl Executable {
                 // Views of the kept buffer go first, so that it has one owner.
                 drop(freed);
                 spare = kept.and_then(|(id, a)| a.into_buffer().ok().map(|b| (id, b)));
+            }
+            if let (Some(times), Some(start)) = (times.as_deref_mut(), start) {
+                times.push(start.elapsed());
             }
         }
         j.outvars.iter().map(|a| read(&env, a)).collect()

@@ -64,6 +64,25 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         born.insert(v.id, 0);
         last.insert(v.id, end);
     }
+    // A chunked map holds one chunk's buffers while it runs, beyond its operands and results.
+    let mut transient = vec![0usize; n];
+    let mut transient_buffers: HashMap<usize, Vec<BufferInfo>> = HashMap::new();
+    let mut chunk_plans = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        if let Step::Prim(e) = step {
+            let e = &j.eqns[*e];
+            if let Prim::Map(spec) = &e.prim {
+                let (bytes, largest) = spec.chunk_bytes();
+                transient[i] = bytes;
+                let per_chunk = largest.into_iter().map(|b| BufferInfo {
+                    equation: Some(i),
+                    ..b
+                });
+                transient_buffers.insert(i, per_chunk.collect());
+                chunk_plans.extend(crate::control::chunk_plan(&e.prim, e.source));
+            }
+        }
+    }
     for (i, step) in steps.iter().enumerate() {
         for id in step.reads(cj) {
             let o = owner(&aliases, id);
@@ -113,6 +132,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         argument_bytes: j.invars.iter().map(|v| v.aval.nbytes()).sum(),
         constant_bytes: j.constvars.iter().map(|v| v.aval.nbytes()).sum(),
         output_bytes,
+        chunks: chunk_plans,
         ..MemoryAnalysis::default()
     };
     let base = analysis.argument_bytes + analysis.constant_bytes;
@@ -192,11 +212,12 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     for i in 0..n {
         live += delta_in[i];
         temp += temp_in[i];
-        if base + live > analysis.peak_bytes {
-            analysis.peak_bytes = base + live;
+        analysis.live_bytes.push(base + live + transient[i]);
+        if base + live + transient[i] > analysis.peak_bytes {
+            analysis.peak_bytes = base + live + transient[i];
             analysis.peak_equation = Some(i);
         }
-        analysis.temp_bytes = analysis.temp_bytes.max(temp);
+        analysis.temp_bytes = analysis.temp_bytes.max(temp + transient[i]);
         live -= delta_out[i];
         temp -= temp_out[i];
     }
@@ -205,6 +226,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         .iter()
         .filter(|(id, _)| born[*id] <= at && last[*id] >= at && consumed.get(*id) != Some(&at))
         .map(|(_, b)| b.clone())
+        .chain(transient_buffers.remove(&at).unwrap_or_default())
         .collect();
     live_at.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.equation.cmp(&b.equation)));
     live_at.truncate(LARGEST);

@@ -171,6 +171,9 @@ pub enum Prim {
     },
     /// The Threefry-2x32 block cipher, elementwise on `(k0, k1, x0, x1)` u32 arrays.
     Threefry2x32,
+    /// A loop running a batched body over chunks of its mapped operands (see
+    /// [`crate::control`]).
+    Map(std::sync::Arc<crate::control::MapSpec>),
 }
 
 impl Prim {
@@ -202,6 +205,7 @@ impl Prim {
             Prim::ScatterAdd { .. } => "scatter-add",
             Prim::Sort { .. } => "sort",
             Prim::Threefry2x32 => "threefry2x32",
+            Prim::Map(_) => "chunked_map",
         }
     }
 
@@ -210,6 +214,7 @@ impl Prim {
         let mut p: Vec<(&'static str, String)> = match self {
             Prim::Unary(UnaryOp::Round) => vec![("rounding_method", "0".into())],
             Prim::Unary(_) | Prim::Binary(_) | Prim::SelectN | Prim::Threefry2x32 => vec![],
+            Prim::Map(spec) => spec.params(),
             Prim::DynamicUpdateSlice => vec![],
             Prim::IntegerPow { y } => vec![("y", y.to_string())],
             Prim::ConvertElementType { new_dtype } => vec![
@@ -377,6 +382,7 @@ impl Prim {
                 ..
             } => sort::sort_rule(*dimension, *num_keys, inputs),
             Prim::Threefry2x32 => elementwise::threefry_rule(inputs),
+            Prim::Map(spec) => spec.abstract_eval(inputs),
         }
     }
 
@@ -485,6 +491,7 @@ impl Prim {
                 ..
             } => sort::sort(inputs, *dimension, *num_keys),
             Prim::Threefry2x32 => elementwise::threefry2x32(inputs),
+            Prim::Map(spec) => spec.eval(inputs),
         }
     }
 }
@@ -518,7 +525,7 @@ pub(crate) fn tuple<T: fmt::Display>(items: &[T]) -> String {
     tuple_of_strings(&s)
 }
 
-fn tuple_of_strings(items: &[String]) -> String {
+pub(crate) fn tuple_of_strings(items: &[String]) -> String {
     match items.len() {
         1 => format!("({},)", items[0]),
         _ => format!("({})", items.join(", ")),

@@ -13,8 +13,12 @@ pub(super) fn exp(x: f32) -> f32 {
     // ln 2 split so that `n * LN2_HI` is exact for the `n` that occur.
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
+    // Adding 1.5 * 2^23 rounds to an integer, which the low mantissa bits then hold: a
+    // float-to-int conversion that vectorises, where `as i32` (saturating, NaN to 0) does not.
+    const ROUND: f32 = 12_582_912.0;
     let xc = x.clamp(-104.0, 89.0);
-    let n = (xc * LOG2E).round();
+    let shifted = xc.mul_add(LOG2E, ROUND);
+    let n = shifted - ROUND;
     let r = n.mul_add(-LN2_LO, n.mul_add(-LN2_HI, xc));
     let p = 1.987_569_1e-4_f32
         .mul_add(r, 1.398_199_9e-3)
@@ -25,7 +29,7 @@ pub(super) fn exp(x: f32) -> f32 {
     let e = p.mul_add(r * r, r) + 1.0;
     // 2^n in two factors, so that results near the overflow and subnormal limits are
     // reached without an infinite or zero intermediate.
-    let n = n as i32;
+    let n = shifted.to_bits() as i32 - ROUND.to_bits() as i32;
     let half = n >> 1;
     let y = e * pow2(half) * pow2(n - half);
     if x < -103.972_08 {

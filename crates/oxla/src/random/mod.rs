@@ -71,12 +71,50 @@ pub fn fold_in(key: &Tensor, data: u32) -> Tensor {
     lax::concatenate(&[one(&y0), one(&y1)], 0)
 }
 
+/// Bits of at least this many counters are hashed in blocks, by a chunked map.
+const BLOCKED: usize = 1 << 22;
+
+/// Counters hashed per chunk of the blocked map.
+const PER_CHUNK: usize = 1 << 20;
+
 /// Uniformly random `u32` bits of `shape` (`jax.random.bits`).
 #[track_caller]
 pub fn bits(key: &Tensor, shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
-    let (y0, y1) = hash_counters(key, shape.iter().product());
-    lax::reshape(&lax::xor(&y0, &y1), shape)
+    let n = shape.iter().product();
+    let flat = if n >= BLOCKED {
+        blocked_bits(key, n)
+    } else {
+        let (y0, y1) = hash_counters(key, n);
+        lax::xor(&y0, &y1)
+    };
+    lax::reshape(&flat, shape)
+}
+
+/// The bits of counters `0..n` as a chunked map over blocks of `b` counters (`b` the
+/// largest power of two dividing `n`, at most 2^16), about [`PER_CHUNK`] counters a chunk:
+/// the cipher's operands and its two words exist for one chunk at a time instead of five
+/// arrays of `n`. Each counter's bits depend on the counter alone, so the values are those
+/// of one pass.
+#[track_caller]
+fn blocked_bits(key: &Tensor, n: usize) -> Tensor {
+    assert!(n < 1 << 32, "random: {n} elements exceed 2^32 counters");
+    let b = 1usize << n.trailing_zeros().min(16);
+    let (k0, k1) = words(key);
+    let block = move |r: Tensor| -> Tensor {
+        let first = lax::mul(&r, &scalar_tensor(b as f64, DType::U32));
+        let lo = lax::add(
+            &lax::broadcast_in_dim(&first, &[b], &[]),
+            &lax::iota(DType::U32, &[b], 0),
+        );
+        let (y0, y1) = lax::threefry2x32(&k0, &k1, &jnp::zeros_like(&lo), &lo);
+        lax::xor(&y0, &y1)
+    };
+    let blocks: Tensor = crate::vmap(block)
+        .chunk_size((PER_CHUNK / b).max(1))
+        .call(lax::iota(DType::U32, &[n / b], 0))
+        .expect("traced");
+    lax::reshape(&blocks, &[n])
 }
 
 /// Uniform `[0, 1)` values of `shape` and float `dtype` from the key's bits.
@@ -210,6 +248,16 @@ pub fn randint(key: &Tensor, shape: &[usize], minval: i64, maxval: i64) -> Tenso
 mod tests {
     use super::threefry::reference;
     use super::*;
+
+    #[test]
+    fn blocked_bits_are_the_bits_of_one_pass() {
+        // 2^22 + 3 * 2^10 counters: blocks of 2^10, the last chunk shorter.
+        let n = (1 << 22) + 3 * 1024;
+        let key = super::key(11);
+        let (y0, y1) = super::hash_counters(&key, n);
+        let want = crate::lax::xor(&y0, &y1).to_vec::<u32>();
+        assert_eq!(super::bits(&key, &[n]).to_vec::<u32>(), want);
+    }
 
     #[test]
     fn samplers_match_the_reference_compositions() {

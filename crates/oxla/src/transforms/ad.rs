@@ -100,6 +100,18 @@ impl Forward {
     }
 }
 
+/// Cotangents of `cj`'s inputs (for the `active` ones) at `primals` from output cotangents
+/// `cts`, in the current interpreter: the forward pass, then the backward pass.
+pub(crate) fn vjp_jaxpr(
+    cj: &ClosedJaxpr,
+    primals: &[Tensor],
+    active: &[bool],
+    cts: &[Option<Tensor>],
+) -> Vec<Option<Tensor>> {
+    let (forward, _) = Forward::run(cj.clone(), primals, active);
+    forward.backward(cts)
+}
+
 fn read(env: &HashMap<u32, Tensor>, a: &Atom) -> Tensor {
     match a {
         Atom::Var(v) => env[&v.id].clone(),
@@ -108,7 +120,7 @@ fn read(env: &HashMap<u32, Tensor>, a: &Atom) -> Tensor {
 }
 
 /// Replays `cj` with JVP rules: primal outputs and their tangents (`None`: zero).
-fn jvp_jaxpr(
+pub(crate) fn jvp_jaxpr(
     cj: &ClosedJaxpr,
     primals: &[Tensor],
     tangents: Vec<Option<Tensor>>,

@@ -167,6 +167,10 @@ pub(crate) fn jvp(
     primals: &[Tensor],
     tangents: &[Option<Tensor>],
 ) -> (Vec<Tensor>, Tangents) {
+    if let Prim::Map(spec) = prim {
+        // Outputs and tangents in one loop, rather than the loop run twice.
+        return crate::control::jvp(spec, primals, tangents);
+    }
     let src = std::panic::Location::caller();
     let outs = bind(prim.clone(), primals, src);
     let x = &primals[0];
@@ -195,6 +199,7 @@ pub(crate) fn jvp(
         | Prim::Iota { .. }
         | Prim::ArgReduce { .. }
         | Prim::Threefry2x32 => vec![None; outs.len()],
+        Prim::Map(_) => unreachable!("a map's JVP is staged before its primal"),
         Prim::SelectN => {
             if tangents[1..].iter().all(Option::is_none) {
                 vec![None]

@@ -3,11 +3,11 @@
 //! Each transform is one rule table (an exhaustive `match` on the primitive) and a driver
 //! that replays a traced jaxpr with those rules in the current interpreter.
 
-mod ad;
-mod batching;
-mod jvp_rules;
+pub(crate) mod ad;
+pub(crate) mod batching;
+pub(crate) mod jvp_rules;
 mod vjp_rules;
-mod vmap;
+pub(crate) mod vmap;
 
 pub use ad::{
     grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, Grad, Jacobian, ValueAndGrad,

@@ -94,6 +94,10 @@ pub(crate) fn vjp(
     cts: &[Option<Tensor>],
     active: &[bool],
 ) -> Cotangents {
+    if let Prim::Map(spec) = prim {
+        // Any output may carry a cotangent, not only the first.
+        return crate::control::vjp(spec, ins, cts, active);
+    }
     let src = std::panic::Location::caller();
     let none = || vec![None; ins.len()];
     let Some(ct) = cts[0].clone() else {
@@ -138,6 +142,7 @@ pub(crate) fn vjp(
         }
         Prim::BitcastConvertType { .. } | Prim::Iota { .. } | Prim::ArgReduce { .. } => none(),
         Prim::Threefry2x32 => none(),
+        Prim::Map(_) => unreachable!("a map's VJP is taken before the first cotangent is read"),
         Prim::SelectN => {
             let zero = zeros_like(&ct);
             let case_ct = |i: usize| {

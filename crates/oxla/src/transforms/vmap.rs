@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::batching::{batch, moveaxis};
+use crate::control;
 use crate::core::{trace_avals, with_line, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::lax;
@@ -122,6 +123,9 @@ pub struct Vmap<F> {
     in_axes: AxisTree,
     out_axes: AxisTree,
     axis_size: Option<usize>,
+    chunk: Option<usize>,
+    budget: Option<usize>,
+    progress: bool,
 }
 
 /// Vectorises `f` over a leading (or chosen) axis of its arguments, as `jax.vmap`.
@@ -144,6 +148,9 @@ pub fn vmap<F>(f: F) -> Vmap<F> {
         in_axes: AxisTree::Leaf(Some(0)),
         out_axes: AxisTree::Leaf(Some(0)),
         axis_size: None,
+        chunk: None,
+        budget: None,
+        progress: false,
     }
 }
 
@@ -165,6 +172,46 @@ impl<F> Vmap<F> {
     /// The size of the mapped axis, needed when no argument is mapped.
     pub fn axis_size(mut self, n: usize) -> Self {
         self.axis_size = Some(n);
+        self
+    }
+
+    /// Runs the batched function over chunks of `k` examples, one chunk after another (the
+    /// last one the remainder), each chunk's results written into the preallocated output:
+    /// the intermediates exist for one chunk at a time. Staged as one `chunked_map`
+    /// primitive, so it nests and composes with `jit`, `grad` and an outer `vmap`; under
+    /// `grad` the backward pass recomputes each chunk's forward pass, holding one chunk's
+    /// residuals at a time.
+    ///
+    /// ```
+    /// use oxla::{numpy as jnp, vmap, Tensor};
+    /// let f = |x: Tensor| (&x * &x).sum(None);
+    /// let xs = jnp::arange(12.0).reshape(&[6, 2]);
+    /// let whole: Tensor = vmap(f).call(xs.clone())?;
+    /// let chunked: Tensor = vmap(f).chunk_size(4).call(xs)?;
+    /// assert_eq!(whole.to_vec::<f32>(), chunked.to_vec::<f32>());
+    /// # Ok::<(), oxla::Error>(())
+    /// ```
+    pub fn chunk_size(mut self, k: usize) -> Self {
+        assert!(k > 0, "vmap: chunk_size must be positive");
+        self.chunk = Some(k);
+        self
+    }
+
+    /// Runs in chunks (as [`chunk_size`](Self::chunk_size)) of the largest size whose
+    /// planned peak — the arguments, the results and what one chunk holds while it runs —
+    /// fits in `bytes`. The size is worked out from the compiler's memory plan before
+    /// anything runs (planned at two chunk sizes, where the bytes are affine in the size,
+    /// then checked); the compiled program's
+    /// [`memory_analysis`](crate::compiler::Compiled::memory_analysis) shows it.
+    pub fn memory_budget(mut self, bytes: usize) -> Self {
+        self.budget = Some(bytes);
+        self
+    }
+
+    /// Draws a progress bar on stderr while the chunks run (with `chunk_size` or
+    /// `memory_budget`).
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
         self
     }
 
@@ -211,8 +258,12 @@ impl<F> Vmap<F> {
             })
             .collect();
         let (cj, out) = trace_avals(&self.f, &args, &in_avals);
-        let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
         let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes");
+        if self.chunk.is_some() || self.budget.is_some() {
+            let results = self.chunked(&cj, &leaves, &axes, n, &out_axes);
+            return Ok(out.rebuild(&mut results.into_iter()));
+        }
+        let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
         let results: Vec<Tensor> = batched
             .into_iter()
             .zip(out_axes)
@@ -220,6 +271,62 @@ impl<F> Vmap<F> {
             .map(|(i, ((t, d), a))| place_output(t, d, a, n, i))
             .collect();
         Ok(out.rebuild(&mut results.into_iter()))
+    }
+
+    /// The batched `cj` run over chunks of the mapped axis, moved first; results placed at
+    /// `out_axes`.
+    #[track_caller]
+    fn chunked(
+        &self,
+        cj: &ClosedJaxpr,
+        leaves: &[Tensor],
+        axes: &[Option<usize>],
+        n: usize,
+        out_axes: &[Option<isize>],
+    ) -> Vec<Tensor> {
+        let operands: Vec<Tensor> = leaves
+            .iter()
+            .zip(axes)
+            .map(|(t, a)| a.map_or(t.clone(), |a| moveaxis(t, a, 0)))
+            .collect();
+        let mapped: Vec<bool> = axes.iter().map(Option::is_some).collect();
+        let trace = |c: usize| {
+            let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
+            let avals = control::chunk_avals(&avals, &mapped, c);
+            let body = |xs: Vec<Tensor>| -> Vec<Tensor> {
+                let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
+                batch_jaxpr(cj, args.collect(), c)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (t, d))| place_output(t, d, Some(0), c, i))
+                    .collect()
+            };
+            trace_avals(body, &operands, &avals).0
+        };
+        let chunk = match (self.chunk, self.budget) {
+            (Some(k), _) => k,
+            (None, Some(b)) => control::chunk_for_budget(&mapped, n, b, &trace),
+            (None, None) => n,
+        };
+        let n_out = cj.jaxpr.outvars.len();
+        let stacked = control::map(
+            &operands,
+            mapped.clone(),
+            vec![false; n_out],
+            n,
+            chunk,
+            self.progress,
+            &trace,
+        );
+        stacked
+            .into_iter()
+            .zip(out_axes)
+            .map(|(t, a)| match a {
+                Some(a) => place_output(t, Some(0), Some(*a), n, 0),
+                // Unmapped: every row is the same.
+                None => t.index(0),
+            })
+            .collect()
     }
 
     /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
@@ -261,7 +368,13 @@ impl<F> Vmap<F> {
 
 /// Moves a batched output's mapped axis to `axis`, or broadcasts an unbatched one.
 #[track_caller]
-fn place_output(t: Tensor, d: Option<usize>, axis: Option<isize>, n: usize, i: usize) -> Tensor {
+pub(crate) fn place_output(
+    t: Tensor,
+    d: Option<usize>,
+    axis: Option<isize>,
+    n: usize,
+    i: usize,
+) -> Tensor {
     let Some(axis) = axis else {
         assert!(
             d.is_none(),
