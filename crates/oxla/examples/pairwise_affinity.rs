@@ -26,7 +26,7 @@ mod cli;
 
 use std::time::Instant;
 
-use cli::{arg, peak_rss_mib};
+use cli::{arg, peak_rss_mib, rss_mib};
 use oxla::memory::{format_bytes, parse_bytes};
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
@@ -136,12 +136,7 @@ fn main() {
         std::fs::write(&path, plan.to_svg()).expect("writes the SVG");
         println!("  memory chart written to {path}");
     }
-    let before = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("VmRSS"))
-        .unwrap_or("")
-        .to_string();
+    let before = rss_mib();
     let t = Instant::now();
     let r = match compiled.call(imgs) {
         Ok(r) => r,
@@ -153,7 +148,7 @@ fn main() {
     let seconds = t.elapsed().as_secs_f64();
     let checksum = r.index((..4, ..4)).sum(None).item();
     println!(
-        "done in {seconds:.2} s; peak RSS {} MiB ({before} before the call); checksum sum(r[:4, :4]) = {checksum}",
+        "done in {seconds:.2} s; peak RSS {} MiB ({before} MiB resident before the call); checksum sum(r[:4, :4]) = {checksum}",
         peak_rss_mib()
     );
     check_rows(&r, n, size, &mode);

@@ -10,6 +10,10 @@ use crate::array::{DType, Shape};
 use crate::core::{bind, Tensor};
 use crate::prims::{ArgOp, BinaryOp, GatherDims, GatherMode, Prim, ReduceOp, ScatterDims, UnaryOp};
 
+pub use crate::control::{
+    cond, fori_loop, lax_map as map, scan, scan_reverse, switch, while_loop, LaxMap,
+};
+
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {
     bind(prim, inputs, Location::caller())

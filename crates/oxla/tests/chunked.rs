@@ -185,3 +185,55 @@ fn memory_budget_picks_a_chunk_that_fits_and_the_plan_shows_it() {
     let want: Tensor = vmap(f).call(a.clone()).unwrap();
     close(&compiled.call(a).unwrap(), &want);
 }
+
+#[test]
+fn grad_of_chunked_holds_one_chunks_residuals() {
+    // Each example materialises a 128 x 128 product (64 KiB), a residual of its gradient:
+    // 32 MiB for the 512 examples unchunked, 1 MiB for a chunk of 16.
+    let w = normal(10, &[128, 128]);
+    let xs = normal(11, &[512, 128]);
+    let per = |(w, x): (Tensor, Tensor)| {
+        let table = x.index((.., None)) * x.index((None, ..));
+        jnp::tanh(&table.matmul(&w)).sum(None)
+    };
+    let loss = |k: Option<usize>| {
+        move |(w, xs): (Tensor, Tensor)| -> Tensor {
+            let v = vmap(per).in_axes((None, 0));
+            let l: Tensor = match k {
+                Some(k) => v.chunk_size(k).call((w, xs)).unwrap(),
+                None => v.call((w, xs)).unwrap(),
+            };
+            l.sum(None)
+        }
+    };
+    let args = (w.clone(), xs.clone());
+    let forward = oxla::explain(loss(Some(16)), &args).unwrap();
+    let chunk = forward.chunks[0].chunk_bytes;
+    let backward = oxla::explain(
+        |a: (Tensor, Tensor)| -> Tensor { grad(loss(Some(16))).call(a).unwrap() },
+        &args,
+    )
+    .unwrap();
+    let unchunked = oxla::explain(
+        |a: (Tensor, Tensor)| -> Tensor { grad(loss(None)).call(a).unwrap() },
+        &args,
+    )
+    .unwrap();
+    // Within 1.5x of the forward chunk's peak plus the inputs and outputs.
+    let bound = (chunk + backward.argument_bytes + backward.output_bytes) * 3 / 2;
+    println!(
+        "planned peaks: forward chunk {chunk} B, grad chunked {} B (bound {bound} B), grad \
+         unchunked {} B",
+        backward.peak_bytes, unchunked.peak_bytes
+    );
+    assert!(
+        backward.peak_bytes <= bound,
+        "{backward}\nforward:\n{forward}"
+    );
+    assert!(
+        unchunked.peak_bytes > 8 * backward.peak_bytes,
+        "{unchunked}\n{backward}"
+    );
+    let got: Tensor = grad(loss(Some(16))).call(args.clone()).unwrap();
+    close(&got, &grad(loss(None)).call(args).unwrap());
+}

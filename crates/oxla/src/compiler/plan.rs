@@ -71,15 +71,14 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     for (i, step) in steps.iter().enumerate() {
         if let Step::Prim(e) = step {
             let e = &j.eqns[*e];
-            if let Prim::Map(spec) = &e.prim {
-                let (bytes, largest) = spec.chunk_bytes();
+            if let Some((bytes, largest)) = crate::control::working_bytes(&e.prim) {
                 transient[i] = bytes;
                 let per_chunk = largest.into_iter().map(|b| BufferInfo {
                     equation: Some(i),
                     ..b
                 });
                 transient_buffers.insert(i, per_chunk.collect());
-                chunk_plans.extend(crate::control::chunk_plan(&e.prim, e.source));
+                chunk_plans.extend(crate::control::map::chunk_plan(&e.prim, e.source));
             }
         }
     }

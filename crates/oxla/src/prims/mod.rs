@@ -174,6 +174,14 @@ pub enum Prim {
     /// A loop running a batched body over chunks of its mapped operands (see
     /// [`crate::control`]).
     Map(std::sync::Arc<crate::control::MapSpec>),
+    /// A loop carrying a value through steps over slices of its scanned operands (see
+    /// [`crate::control::scan()`]).
+    Scan(std::sync::Arc<crate::control::ScanSpec>),
+    /// One of several branches chosen by an index (see [`crate::control::cond()`]).
+    Cond(std::sync::Arc<crate::control::CondSpec>),
+    /// A loop whose trip count is known at run time (see
+    /// [`crate::control::while_loop()`]).
+    While(std::sync::Arc<crate::control::WhileSpec>),
 }
 
 impl Prim {
@@ -206,6 +214,9 @@ impl Prim {
             Prim::Sort { .. } => "sort",
             Prim::Threefry2x32 => "threefry2x32",
             Prim::Map(_) => "chunked_map",
+            Prim::Scan(_) => "scan",
+            Prim::Cond(_) => "cond",
+            Prim::While(_) => "while",
         }
     }
 
@@ -215,6 +226,9 @@ impl Prim {
             Prim::Unary(UnaryOp::Round) => vec![("rounding_method", "0".into())],
             Prim::Unary(_) | Prim::Binary(_) | Prim::SelectN | Prim::Threefry2x32 => vec![],
             Prim::Map(spec) => spec.params(),
+            Prim::Scan(spec) => spec.params(),
+            Prim::Cond(spec) => spec.params(),
+            Prim::While(spec) => spec.params(),
             Prim::DynamicUpdateSlice => vec![],
             Prim::IntegerPow { y } => vec![("y", y.to_string())],
             Prim::ConvertElementType { new_dtype } => vec![
@@ -383,6 +397,9 @@ impl Prim {
             } => sort::sort_rule(*dimension, *num_keys, inputs),
             Prim::Threefry2x32 => elementwise::threefry_rule(inputs),
             Prim::Map(spec) => spec.abstract_eval(inputs),
+            Prim::Scan(spec) => spec.abstract_eval(inputs),
+            Prim::Cond(spec) => spec.abstract_eval(inputs),
+            Prim::While(spec) => spec.abstract_eval(inputs),
         }
     }
 
@@ -492,6 +509,9 @@ impl Prim {
             } => sort::sort(inputs, *dimension, *num_keys),
             Prim::Threefry2x32 => elementwise::threefry2x32(inputs),
             Prim::Map(spec) => spec.eval(inputs),
+            Prim::Scan(spec) => spec.eval(inputs),
+            Prim::Cond(spec) => spec.eval(inputs),
+            Prim::While(spec) => spec.eval(inputs),
         }
     }
 }

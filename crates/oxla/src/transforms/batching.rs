@@ -170,7 +170,10 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         Prim::SelectN => select_n(args, dims, n),
         Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
-        Prim::Map(spec) => crate::control::batch(spec, args, dims, n),
+        Prim::Map(spec) => crate::control::map::batch(spec, args, dims, n),
+        Prim::Scan(spec) => crate::control::scan::batch(spec, args, dims, n),
+        Prim::Cond(spec) => crate::control::cond::batch(spec, args, dims, n),
+        Prim::While(spec) => crate::control::while_loop::batch(spec, args, dims, n),
         Prim::BroadcastInDim {
             shape,
             broadcast_dimensions,

@@ -167,9 +167,13 @@ pub(crate) fn jvp(
     primals: &[Tensor],
     tangents: &[Option<Tensor>],
 ) -> (Vec<Tensor>, Tangents) {
-    if let Prim::Map(spec) = prim {
-        // Outputs and tangents in one loop, rather than the loop run twice.
-        return crate::control::jvp(spec, primals, tangents);
+    // A loop's outputs and tangents come from one loop, rather than the loop run twice.
+    match prim {
+        Prim::Map(spec) => return crate::control::map::jvp(spec, primals, tangents),
+        Prim::Scan(spec) => return crate::control::scan::jvp(spec, primals, tangents),
+        Prim::Cond(spec) => return crate::control::cond::jvp(spec, primals, tangents),
+        Prim::While(spec) => return crate::control::while_loop::jvp(spec, primals, tangents),
+        _ => {}
     }
     let src = std::panic::Location::caller();
     let outs = bind(prim.clone(), primals, src);
@@ -199,7 +203,9 @@ pub(crate) fn jvp(
         | Prim::Iota { .. }
         | Prim::ArgReduce { .. }
         | Prim::Threefry2x32 => vec![None; outs.len()],
-        Prim::Map(_) => unreachable!("a map's JVP is staged before its primal"),
+        Prim::Map(_) | Prim::Scan(_) | Prim::Cond(_) | Prim::While(_) => {
+            unreachable!("control flow's JVP is staged before its primal")
+        }
         Prim::SelectN => {
             if tangents[1..].iter().all(Option::is_none) {
                 vec![None]

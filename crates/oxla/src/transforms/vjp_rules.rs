@@ -94,9 +94,17 @@ pub(crate) fn vjp(
     cts: &[Option<Tensor>],
     active: &[bool],
 ) -> Cotangents {
-    if let Prim::Map(spec) = prim {
-        // Any output may carry a cotangent, not only the first.
-        return crate::control::vjp(spec, ins, cts, active);
+    // Any output of a loop may carry a cotangent, not only the first.
+    match prim {
+        Prim::Map(spec) => return crate::control::map::vjp(spec, ins, cts, active),
+        Prim::Scan(spec) => return crate::control::scan::vjp(spec, ins, cts, active),
+        Prim::Cond(spec) => return crate::control::cond::vjp(spec, ins, cts, active),
+        Prim::While(_) => panic!(
+            "reverse-mode differentiation does not work for lax::while_loop: its trip count \
+             is known only when it runs. Use lax::fori_loop with static bounds or lax::scan \
+             (forward mode, jvp and jacfwd, works)"
+        ),
+        _ => {}
     }
     let src = std::panic::Location::caller();
     let none = || vec![None; ins.len()];
@@ -142,7 +150,9 @@ pub(crate) fn vjp(
         }
         Prim::BitcastConvertType { .. } | Prim::Iota { .. } | Prim::ArgReduce { .. } => none(),
         Prim::Threefry2x32 => none(),
-        Prim::Map(_) => unreachable!("a map's VJP is taken before the first cotangent is read"),
+        Prim::Map(_) | Prim::Scan(_) | Prim::Cond(_) | Prim::While(_) => {
+            unreachable!("control flow's VJP is taken before the first cotangent is read")
+        }
         Prim::SelectN => {
             let zero = zeros_like(&ct);
             let case_ct = |i: usize| {

@@ -292,7 +292,7 @@ impl<F> Vmap<F> {
         let mapped: Vec<bool> = axes.iter().map(Option::is_some).collect();
         let trace = |c: usize| {
             let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
-            let avals = control::chunk_avals(&avals, &mapped, c);
+            let avals = control::map::chunk_avals(&avals, &mapped, c);
             let body = |xs: Vec<Tensor>| -> Vec<Tensor> {
                 let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
                 batch_jaxpr(cj, args.collect(), c)
@@ -305,11 +305,11 @@ impl<F> Vmap<F> {
         };
         let chunk = match (self.chunk, self.budget) {
             (Some(k), _) => k,
-            (None, Some(b)) => control::chunk_for_budget(&mapped, n, b, &trace),
+            (None, Some(b)) => control::map::chunk_for_budget(&mapped, n, b, &trace),
             (None, None) => n,
         };
         let n_out = cj.jaxpr.outvars.len();
-        let stacked = control::map(
+        let stacked = control::map::stage(
             &operands,
             mapped.clone(),
             vec![false; n_out],

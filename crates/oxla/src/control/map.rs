@@ -1,4 +1,4 @@
-//! The chunked map: a loop primitive that runs a batched body over chunks of its mapped
+//! The chunked map, and `lax::map` built on it: a loop primitive that runs a batched body over chunks of its mapped
 //! operands, one chunk at a time, so that a vectorised function's intermediates exist for
 //! one chunk only. It is what `vmap(f).chunk_size(k)`, `vmap(f).memory_budget(bytes)` and
 //! `lax::map(f).batch_size(k)` stage.
@@ -43,7 +43,10 @@ pub struct MapSpec {
 
 impl fmt::Debug for MapSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The identity first: two maps are one primitive only if they are one object (the
+        // compiler's common-subexpression key is this text).
         f.debug_struct("MapSpec")
+            .field("at", &(self as *const Self))
             .field("length", &self.length)
             .field("chunk", &self.chunk)
             .field("mapped", &self.mapped)
@@ -78,7 +81,7 @@ pub(crate) type TraceBody<'a> = dyn Fn(usize) -> ClosedJaxpr + 'a;
 /// Stages (or runs) a chunked map of `operands`: `trace(c)` traces the body for chunks of
 /// `c` examples. Values the body captures become extra unmapped operands.
 #[track_caller]
-pub(crate) fn map(
+pub(crate) fn stage(
     operands: &[Tensor],
     mapped: Vec<bool>,
     summed: Vec<bool>,
@@ -120,7 +123,7 @@ pub(crate) fn map(
 
 /// `cj` with its constants turned into inputs, between unused inputs of avals `before` and
 /// `after` (the other body's constants).
-fn open(cj: ClosedJaxpr, before: &[Aval], after: &[Aval]) -> ClosedJaxpr {
+pub(super) fn open(cj: ClosedJaxpr, before: &[Aval], after: &[Aval]) -> ClosedJaxpr {
     let j = cj.jaxpr;
     let mut next = j
         .constvars
@@ -376,7 +379,7 @@ impl MapSpec {
             };
             derive(own, c)
         };
-        map(
+        stage(
             operands,
             mapped,
             summed,
@@ -402,7 +405,7 @@ impl MapSpec {
 }
 
 /// Rows `start..start + n` of `a` along its leading axis, copied.
-fn rows(a: &Array, start: usize, n: usize) -> Array {
+pub(super) fn rows(a: &Array, start: usize, n: usize) -> Array {
     let row = a.nbytes() / a.shape()[0].max(1);
     let mut shape = a.shape().to_vec();
     shape[0] = n;
@@ -410,7 +413,7 @@ fn rows(a: &Array, start: usize, n: usize) -> Array {
     Array::from_buffer(a.dtype(), &shape, Buffer::from_bytes(bytes))
 }
 
-fn progress_bar(chunks: usize, chunk: usize) -> indicatif::ProgressBar {
+pub(super) fn progress_bar(chunks: usize, chunk: usize) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(chunks as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -571,4 +574,45 @@ pub(crate) fn vjp(
         out[i] = Some(g);
     }
     out
+}
+
+/// `lax::map(f, xs)`: `f` applied to each slice of `xs` along its leading axis, the results
+/// stacked; see [`crate::lax::map`].
+pub struct LaxMap<F, A> {
+    f: F,
+    xs: A,
+    batch: usize,
+}
+
+/// `jax.lax.map`: `f` applied to the slices of `xs` (a tree of tensors) along their leading
+/// axis, one after another, the results stacked. `.batch_size(k)` runs `k` slices at a time,
+/// as `vmap(f)` over each batch (the last one the remainder): memory for `k` slices, not all.
+///
+/// ```
+/// use oxla::{lax, numpy as jnp, Tensor};
+/// let xs = jnp::arange(6.0).reshape(&[3, 2]);
+/// let ys: Tensor = lax::map(|x: Tensor| x.sum(None), xs).batch_size(2).call()?;
+/// assert_eq!(ys.to_vec::<f32>(), vec![1.0, 5.0, 9.0]);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn lax_map<F, A>(f: F, xs: A) -> LaxMap<F, A> {
+    LaxMap { f, xs, batch: 1 }
+}
+
+impl<F, A: crate::tree::Tree> LaxMap<F, A> {
+    /// How many slices run together.
+    pub fn batch_size(mut self, k: usize) -> Self {
+        assert!(k > 0, "lax::map: batch_size must be positive");
+        self.batch = k;
+        self
+    }
+
+    /// Runs the map.
+    #[track_caller]
+    pub fn call<O: crate::tree::Tree>(self) -> crate::Result<O>
+    where
+        F: Fn(A) -> O,
+    {
+        crate::vmap(self.f).chunk_size(self.batch).call(self.xs)
+    }
 }
