@@ -4,10 +4,10 @@
 //! every branch's captured values; each branch takes all of them but the index. Under
 //! `vmap` with a batched index every branch runs and a `select_n` picks each lane's result.
 
-use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use super::map::open;
+use super::trace_on;
 use crate::array::{Array, DType};
 use crate::compiler::Executable;
 use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, Tensor};
@@ -26,22 +26,7 @@ pub struct CondSpec {
     compiled: OnceLock<Vec<Executable>>,
 }
 
-impl fmt::Debug for CondSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The identity first: two conds are one primitive only if they are one object.
-        f.debug_struct("CondSpec")
-            .field("at", &(self as *const Self))
-            .field("branches", &self.branches.len())
-            .finish()
-    }
-}
-
-/// Two conds are the same primitive only if they are the same object.
-impl PartialEq for CondSpec {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-    }
-}
+identity!(CondSpec, branches);
 
 /// `jax.lax.cond(pred, true_fn, false_fn, operands)`: `true_fn(operands)` where the `bool`
 /// scalar `pred` holds, else `false_fn(operands)`; only one runs. Both must return the same
@@ -203,12 +188,6 @@ impl CondSpec {
     ) -> Vec<Tensor> {
         stage(index, operands, self.branches.iter().map(derive).collect())
     }
-}
-
-/// Traces `f` on the avals of `operands`.
-fn trace_on(operands: &[Tensor], f: impl FnOnce(Vec<Tensor>) -> Vec<Tensor>) -> ClosedJaxpr {
-    let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
-    trace_avals(f, &operands.to_vec(), &avals).0
 }
 
 /// Batching. An unbatched index keeps one cond of batched branches (results batched at

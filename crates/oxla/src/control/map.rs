@@ -11,7 +11,6 @@
 //! forward pass inside the backward body, so the backward pass holds one chunk's residuals
 //! at a time.
 
-use std::fmt;
 use std::panic::Location;
 use std::sync::OnceLock;
 
@@ -41,26 +40,7 @@ pub struct MapSpec {
     compiled: OnceLock<(Executable, Option<Executable>)>,
 }
 
-impl fmt::Debug for MapSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The identity first: two maps are one primitive only if they are one object (the
-        // compiler's common-subexpression key is this text).
-        f.debug_struct("MapSpec")
-            .field("at", &(self as *const Self))
-            .field("length", &self.length)
-            .field("chunk", &self.chunk)
-            .field("mapped", &self.mapped)
-            .field("summed", &self.summed)
-            .finish()
-    }
-}
-
-/// Two maps are the same primitive only if they are the same object: bodies are not compared.
-impl PartialEq for MapSpec {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-    }
-}
+identity!(MapSpec, length, chunk, mapped, summed);
 
 /// What one chunked map of a program plans to hold while it runs.
 #[derive(Clone, Debug)]

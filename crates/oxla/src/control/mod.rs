@@ -7,6 +7,29 @@
 //! rules that transform the body and stage a new loop. Reverse mode recomputes each step's
 //! forward pass inside the backward body, so it holds one step's residuals at a time.
 
+/// Equality by identity, and a `Debug` text that starts with it, for a control-flow
+/// primitive's parameters: two are one primitive only if they are one object (bodies are
+/// not compared), and the compiler's common-subexpression key is that text, so two loops
+/// with equal parameters are never merged.
+macro_rules! identity {
+    ($t:ty, $($field:ident),*) => {
+        impl PartialEq for $t {
+            fn eq(&self, other: &Self) -> bool {
+                std::ptr::eq(self, other)
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t))
+                    .field("at", &(self as *const Self))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish()
+            }
+        }
+    };
+}
+
 pub(crate) mod cond;
 pub(crate) mod map;
 pub(crate) mod scan;
@@ -18,6 +41,16 @@ pub use scan::{fori_loop, scan, scan_reverse, ScanSpec};
 pub use while_loop::{while_loop, WhileSpec};
 
 use crate::compiler::Executable;
+use crate::core::{trace_avals, Aval, ClosedJaxpr, Tensor};
+
+/// Traces `f` on the avals of `operands`.
+pub(crate) fn trace_on(
+    operands: &[Tensor],
+    f: impl FnOnce(Vec<Tensor>) -> Vec<Tensor>,
+) -> ClosedJaxpr {
+    let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
+    trace_avals(f, &operands.to_vec(), &avals).0
+}
 
 use crate::memory::BufferInfo;
 use crate::prims::Prim;

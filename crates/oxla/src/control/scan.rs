@@ -6,7 +6,6 @@
 //! runs the loop forward once more to stack each step's incoming carry, then a reverse loop
 //! whose body recomputes the step and pulls the cotangents back through it.
 
-use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use super::map::{open, rows};
@@ -36,26 +35,7 @@ pub struct ScanSpec {
     compiled: OnceLock<Executable>,
 }
 
-impl fmt::Debug for ScanSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The identity first: two scans are one primitive only if they are one object (the
-        // compiler's common-subexpression key is this text).
-        f.debug_struct("ScanSpec")
-            .field("at", &(self as *const Self))
-            .field("length", &self.length)
-            .field("num_carry", &self.num_carry)
-            .field("num_xs", &self.num_xs)
-            .field("reverse", &self.reverse)
-            .finish()
-    }
-}
-
-/// Two scans are the same primitive only if they are the same object.
-impl PartialEq for ScanSpec {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-    }
-}
+identity!(ScanSpec, length, num_carry, num_xs, reverse);
 
 /// `jax.lax.scan(f, init, xs)`: `f((carry, x)) -> (carry, y)` over the slices `x` of `xs`
 /// along their leading axis; returns the final carry and the `y`s stacked. `xs` may be `()`

@@ -7,10 +7,10 @@
 //! keeping its carry (a `select_n` per step). Forward mode carries the tangents beside the
 //! carry; reverse mode is refused, as in JAX: differentiate a `fori_loop` or `scan`.
 
-use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use super::map::open;
+use super::trace_on;
 use crate::array::{Array, DType};
 use crate::compiler::Executable;
 use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, Tensor};
@@ -33,22 +33,7 @@ pub struct WhileSpec {
     compiled: OnceLock<(Executable, Executable)>,
 }
 
-impl fmt::Debug for WhileSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The identity first: two loops are one primitive only if they are one object.
-        f.debug_struct("WhileSpec")
-            .field("at", &(self as *const Self))
-            .field("num_carry", &self.num_carry)
-            .finish()
-    }
-}
-
-/// Two loops are the same primitive only if they are the same object.
-impl PartialEq for WhileSpec {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-    }
-}
+identity!(WhileSpec, num_carry);
 
 /// `jax.lax.while_loop(cond_fn, body_fn, init)`: `body_fn` applied to the carry while
 /// `cond_fn` (a `bool` scalar) holds. Forward-mode differentiable; reverse mode panics (the
@@ -159,12 +144,6 @@ impl WhileSpec {
         ops.truncate(self.num_carry);
         ops
     }
-}
-
-/// Traces `f` on the avals of `operands`.
-fn trace_on(operands: &[Tensor], f: impl FnOnce(Vec<Tensor>) -> Vec<Tensor>) -> ClosedJaxpr {
-    let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
-    trace_avals(f, &operands.to_vec(), &avals).0
 }
 
 /// Batching: every carry is batched (at axis 0) when any operand is; a batched predicate
