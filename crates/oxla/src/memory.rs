@@ -344,10 +344,11 @@ impl MemoryAnalysis {
     /// The chunk size, and the length it divides, under which the plan would fit `limit`.
     /// Temporary bytes are affine in a map's chunk size: for a program with a chunked map,
     /// its chunk scaled by what the limit leaves; for one without, the leading axis of its
-    /// largest temporary (the mapped axis of a `vmap`) scaled likewise.
+    /// largest temporary (the mapped axis of a `vmap`) scaled likewise. The size keeps 5%
+    /// of the room for what a chunked program adds per chunk (its slices of the operands).
     pub fn fitting_chunk(&self, limit: usize) -> Option<(usize, usize)> {
         let scale = |k: usize, room: usize, bytes: usize| {
-            ((k as f64 * room as f64 / bytes as f64).floor() as usize).max(1)
+            ((0.95 * k as f64 * room as f64 / bytes as f64).floor() as usize).max(1)
         };
         if let Some(c) = self.chunks.iter().max_by_key(|c| c.chunk_bytes) {
             let rest = self.peak_bytes.saturating_sub(c.chunk_bytes);
