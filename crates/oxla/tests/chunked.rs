@@ -237,3 +237,26 @@ fn grad_of_chunked_holds_one_chunks_residuals() {
     let got: Tensor = grad(loss(Some(16))).call(args.clone()).unwrap();
     close(&got, &grad(loss(None)).call(args).unwrap());
 }
+
+#[test]
+fn negative_in_axes_and_an_unmapped_output() {
+    let a = normal(12, &[5, 8]);
+    let b = normal(13, &[5]);
+    let f = |(a, b): (Tensor, Tensor)| (&a * &b, b.sum(None));
+    let whole: (Tensor, Tensor) = vmap(f)
+        .in_axes((-1, None))
+        .out_axes((-1, None))
+        .call((a.clone(), b.clone()))
+        .unwrap();
+    for k in [1, 3, 8] {
+        let got: (Tensor, Tensor) = vmap(f)
+            .in_axes((-1, None))
+            .out_axes((-1, None))
+            .chunk_size(k)
+            .call((a.clone(), b.clone()))
+            .unwrap();
+        assert_eq!(got.0.shape(), &[5, 8]);
+        close(&got.0, &whole.0);
+        close(&got.1, &whole.1);
+    }
+}
