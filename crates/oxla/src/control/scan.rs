@@ -141,15 +141,11 @@ fn scan_with<C: Tree, X: Tree, Y: Tree>(
     }
     let mut operands = carry;
     operands.extend(xl.clone());
-    let results = stage(&operands, carry_len(&cdef), xl.len(), length, reverse, cj);
+    let results = stage(&operands, cdef.num_leaves(), xl.len(), length, reverse, cj);
     let mut it = results.into_iter();
     let c = C::from_def(&cdef, &mut it).expect("the carry's structure");
     let y = Y::from_def(&ydef, &mut it).expect("the results' structure");
     (c, y)
-}
-
-fn carry_len(def: &crate::tree::TreeDef) -> usize {
-    def.num_leaves()
 }
 
 /// Binds a scan of `cj` (inputs: carry, slices; constants captured) over `operands` (carry,
@@ -418,10 +414,6 @@ pub(crate) fn batch(
     (outs, out_dims)
 }
 
-fn zeros_of(dtype: crate::array::DType, shape: &[usize]) -> Tensor {
-    Tensor::new(Array::zeros(dtype, shape))
-}
-
 /// Forward mode: one scan carrying the tangents of the float carries beside them.
 pub(crate) fn jvp(
     spec: &ScanSpec,
@@ -514,27 +506,25 @@ pub(crate) fn vjp(
     // slices, result cotangents), captured values.
     let fc: Vec<usize> = (0..nc).filter(|&i| float(i)).collect();
     let fk: Vec<usize> = (nc + nx..na).filter(|&i| float(i) && active[i]).collect();
-    let ct = |k: usize, like: &Tensor| cts[k].clone().unwrap_or_else(|| zeros_like(like));
-    let outs_like = |k: usize| -> Tensor {
-        let a = spec.body.jaxpr.outvars[k].aval();
-        if k < nc {
-            ins[k].clone()
-        } else {
-            let mut s = vec![spec.length];
+    // Output `k`'s cotangent, a zero (a broadcast scalar) where there is none.
+    let ct = |k: usize| {
+        cts[k].clone().unwrap_or_else(|| {
+            let a = spec.body.jaxpr.outvars[k].aval();
+            let mut s = if k < nc { vec![] } else { vec![spec.length] };
             s.extend_from_slice(&a.shape);
-            zeros_of(a.dtype, &s)
-        }
+            crate::lax::broadcast_in_dim(&crate::numpy::scalar_tensor(0.0, a.dtype), &s, &[])
+        })
     };
     let n_out = spec.body.jaxpr.outvars.len();
     let fy: Vec<usize> = (nc..n_out)
         .filter(|&k| spec.body.jaxpr.outvars[k].aval().dtype.is_float())
         .collect();
-    let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i, &outs_like(i))).collect();
+    let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i)).collect();
     ops.extend(fk.iter().map(|&i| zeros_like(&ins[i])));
     let ncb = ops.len();
     ops.extend(carries.iter().cloned());
     ops.extend(ins[nc..nc + nx].iter().cloned());
-    ops.extend(fy.iter().map(|&k| ct(k, &outs_like(k))));
+    ops.extend(fy.iter().map(|&k| ct(k)));
     let nxb = ops.len() - ncb;
     ops.extend(ins[nc + nx..].iter().cloned());
     let fx: Vec<usize> = (nc..nc + nx).filter(|&i| float(i)).collect();
