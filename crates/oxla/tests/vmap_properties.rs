@@ -184,6 +184,25 @@ proptest! {
     }
 
     #[test]
+    fn chunked_vmap_equals_the_loop(
+        (shape, n, axis, seed) in shape_and_axis(),
+        chunk in 1usize..9,
+    ) {
+        let mut full = shape.clone();
+        full.insert(axis, n);
+        let xs = random::normal(&random::key(seed as i64), &full);
+        for (name, f) in unary_cases() {
+            let looped: Vec<Tensor> = (0..n).map(|i| f(&take(&xs, axis, i))).collect();
+            let want = jnp::stack(&looped, 0);
+            let v = || vmap(|x: Tensor| f(&x)).in_axes(axis).chunk_size(chunk);
+            let eager: Tensor = v().call(xs.clone()).unwrap();
+            prop_assert!(close(&eager, &want), "{name}: shape {shape:?} axis {axis} n {n} chunk {chunk}\n got {eager}\nwant {want}");
+            let compiled = jit(|x: Tensor| -> Tensor { v().call(x).unwrap() }).call(xs.clone()).unwrap();
+            prop_assert!(close(&compiled, &want), "{name} (jit): shape {shape:?} axis {axis} n {n} chunk {chunk}");
+        }
+    }
+
+    #[test]
     fn vmap_with_an_unmapped_operand_and_out_axes((shape, n, axis, seed) in shape_and_axis()) {
         let mut full = shape.clone();
         full.insert(axis, n);
