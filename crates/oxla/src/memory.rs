@@ -71,6 +71,8 @@ pub struct MemoryAnalysis {
     pub reused_buffers: usize,
     /// Bytes live during each step of the program, in order (the peak is their maximum).
     pub live_bytes: Vec<usize>,
+    /// The primitive each step computes (a fused kernel's root), in the same order.
+    pub step_primitives: Vec<&'static str>,
     /// The chunked maps of the program (`vmap(f).chunk_size(k)` and the like): their chunk
     /// sizes and what one chunk holds.
     pub chunks: Vec<crate::control::ChunkPlan>,
@@ -321,11 +323,12 @@ impl MemoryAnalysis {
             };
             svg += &format!(
                 "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" \
-                 fill=\"{fill}\"><title>step {i}: {}</title></rect>\n",
+                 fill=\"{fill}\"><title>step {i} ({}): {}</title></rect>\n",
                 left + i as f64 * bar,
                 top + plot - bh,
                 (bar * 0.9).max(0.5),
                 bh,
+                self.step_primitives.get(i).copied().unwrap_or("-"),
                 format_bytes(bytes)
             );
         }

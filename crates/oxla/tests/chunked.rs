@@ -182,6 +182,12 @@ fn memory_budget_picks_a_chunk_that_fits_and_the_plan_shows_it() {
     assert!(plan.peak_bytes <= budget, "{plan}");
     assert!(c.chunk >= 2 && c.chunk < 40, "{plan}");
     assert!(plan.to_string().contains("in chunks of"), "{plan}");
+    assert_eq!(plan.step_primitives, ["chunked_map"]);
+    let svg = plan.to_svg();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("step 0 (chunked_map)"),
+        "{svg}"
+    );
     let want: Tensor = vmap(f).call(a.clone()).unwrap();
     close(&compiled.call(a).unwrap(), &want);
 }

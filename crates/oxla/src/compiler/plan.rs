@@ -82,6 +82,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             }
         }
     }
+    let mut step_primitives = Vec::with_capacity(n);
     for (i, step) in steps.iter().enumerate() {
         for id in step.reads(cj) {
             let o = owner(&aliases, id);
@@ -99,6 +100,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
                 (root.prim.name(), k.source, false, None)
             }
         };
+        step_primitives.push(prim);
         for o in step.writes(cj) {
             match (input, view) {
                 (Some(Atom::Var(src)), true) => {
@@ -132,6 +134,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         constant_bytes: j.constvars.iter().map(|v| v.aval.nbytes()).sum(),
         output_bytes,
         chunks: chunk_plans,
+        step_primitives,
         ..MemoryAnalysis::default()
     };
     let base = analysis.argument_bytes + analysis.constant_bytes;
