@@ -53,6 +53,21 @@ binary!(
     shift_right_logical => ShiftRightLogical,
 );
 
+/// `x` itself, as a constant to differentiation: its derivative is zero under `grad`,
+/// `jvp` and `vjp`; `vmap` maps it and `jit` compiles it away.
+///
+/// ```
+/// use oxla::{grad, lax, numpy as jnp, Tensor};
+/// // d/dx (x * stop_gradient(x)) = stop_gradient(x) = x.
+/// let g = grad(|x: Tensor| (&x * &lax::stop_gradient(&x)).sum(None));
+/// let dx: Tensor = g.call(jnp::array(&[3.0f32], &[1])).unwrap();
+/// assert_eq!(dx.to_vec::<f32>(), vec![3.0]);
+/// ```
+#[track_caller]
+pub fn stop_gradient(x: &Tensor) -> Tensor {
+    bind1(Prim::StopGradient, std::slice::from_ref(x))
+}
+
 /// `x ** y` for a constant integer exponent.
 #[track_caller]
 pub fn integer_pow(x: &Tensor, y: i32) -> Tensor {

@@ -10,7 +10,8 @@ use crate::numpy::{self as jnp, inexact};
 pub fn log_softmax(x: &Tensor, axis: isize) -> Tensor {
     let _line = crate::core::user_line();
     let x = inexact(x);
-    let shifted = &x - jnp::max_keepdims(&x, axis);
+    // The shift cancels out of the value, so it is a constant to differentiation, as in JAX.
+    let shifted = &x - lax::stop_gradient(&jnp::max_keepdims(&x, axis));
     let lse = jnp::log(&jnp::sum_keepdims(&jnp::exp(&shifted), axis));
     shifted - lse
 }
@@ -20,7 +21,7 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Tensor {
 pub fn softmax(x: &Tensor, axis: isize) -> Tensor {
     let _line = crate::core::user_line();
     let x = inexact(x);
-    let unnormalized = jnp::exp(&(&x - jnp::max_keepdims(&x, axis)));
+    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&jnp::max_keepdims(&x, axis))));
     let total = jnp::sum_keepdims(&unnormalized, axis);
     unnormalized / total
 }

@@ -97,6 +97,7 @@ fn cases() -> Vec<(&'static str, F)> {
         }),
         ("sort", |x| jnp::sort(&(x * 3.0), Some(1))),
         ("log_softmax", |x| oxla::nn::log_softmax(x, -1)),
+        ("softmax", |x| oxla::nn::softmax(&(x * 2.0), 0)),
         ("norm", |x| jnp::linalg::norm(x, 1)),
         ("reduce_prod", |x| {
             jnp::prod_keepdims(x, 1) * jnp::prod(&x.index((.., 1..)), 0)
@@ -340,4 +341,31 @@ fn grad_of_prod_is_the_product_of_the_others_even_at_zeros() {
         + 2.0 * 1.5 * 3.0 * 0.5
         + 2.0 * 1.5 * 3.0 * 5.0;
     assert_eq!(t.item() as f32, want);
+}
+
+#[test]
+fn stop_gradient_is_a_constant_to_every_transform() {
+    let x = jnp::array(&[1.0f64, -2.0, 3.0], &[3]);
+    // d/dx sum(x^2 * sg(x)) = 2 x sg(x).
+    let f = |x: Tensor| (&x * &x * lax::stop_gradient(&x)).sum(None);
+    let g = grad(f).call(x.clone()).unwrap();
+    assert_eq!(f64s(&g), vec![2.0, 8.0, 18.0]);
+    let (y, t) = jvp(
+        |x: Tensor| lax::stop_gradient(&(&x * 2.0)),
+        x.clone(),
+        jnp::ones_like(&x),
+    );
+    assert_eq!(f64s(&y), vec![2.0, -4.0, 6.0]);
+    assert_eq!(f64s(&t), vec![0.0; 3]);
+    // Per-example gradients, and under jit, where it compiles away.
+    let per = vmap(|x: Tensor| grad(f).call(x).unwrap())
+        .call(x.reshape(&[3, 1]))
+        .unwrap();
+    assert_eq!(f64s(&per), vec![2.0, 8.0, 18.0]);
+    let j = oxla::jit(|x: Tensor| grad(f).call(x).unwrap());
+    assert_eq!(f64s(&j.call(x.clone()).unwrap()), vec![2.0, 8.0, 18.0]);
+    let c = j.lower(&x).unwrap().compile().unwrap();
+    assert!(!c.jaxpr().to_string().contains("stop_gradient"));
+    let staged = oxla::make_jaxpr(|x: Tensor| lax::stop_gradient(&x), x);
+    assert!(staged.to_string().contains("stop_gradient"), "{staged}");
 }

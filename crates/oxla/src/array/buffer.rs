@@ -112,14 +112,16 @@ impl Buffer {
     /// # Safety
     /// Every byte must be written before the buffer is read or dropped into an `Array`.
     pub(crate) unsafe fn uninit(bytes: usize) -> Buffer {
-        if bytes < LARGE {
+        if bytes <= POOLED {
             return Buffer::zeroed(bytes);
         }
         let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        advise_huge_pages(raw, bytes);
+        if bytes >= LARGE {
+            advise_huge_pages(raw, bytes);
+        }
         Buffer { ptr, bytes }
     }
 
@@ -157,6 +159,17 @@ impl Buffer {
         let n = self.bytes / std::mem::size_of::<T>();
         // SAFETY: as in `as_slice`, and `&mut self` guarantees unique access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut T, n) }
+    }
+
+    /// The contents as possibly uninitialised elements of `T`, for a kernel that writes
+    /// every one of them into a buffer from [`uninit`](Self::uninit).
+    pub(crate) fn as_uninit_mut<T: Elem>(&mut self) -> &mut [std::mem::MaybeUninit<T>] {
+        let n = self.bytes / std::mem::size_of::<T>();
+        // SAFETY: the allocation is 64-byte aligned and `bytes` long; MaybeUninit<T> has
+        // T's layout and admits any bytes; `&mut self` guarantees unique access.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.as_ptr().cast::<std::mem::MaybeUninit<T>>(), n)
+        }
     }
 
     /// A pointer to the bytes, for kernels that write them from several threads.

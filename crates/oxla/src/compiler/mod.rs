@@ -6,6 +6,7 @@
 //! `make_jaxpr`), it traces `f` into that trace instead, so the outermost `jit` compiles the
 //! whole program.
 
+mod awake;
 mod fuse;
 mod kernel;
 mod pairwise;
@@ -309,7 +310,12 @@ impl Executable {
 
     /// Runs the equations in order, freeing every value after its last use; with `times`,
     /// records each step's wall time.
-    fn run(&self, args: Vec<Array>, mut times: Option<&mut Vec<Duration>>) -> Vec<Array> {
+    fn run(&self, args: Vec<Array>, times: Option<&mut Vec<Duration>>) -> Vec<Array> {
+        awake::run_awake(|| self.run_steps(args, times))
+    }
+
+    /// [`run`](Self::run) on the calling thread.
+    fn run_steps(&self, args: Vec<Array>, mut times: Option<&mut Vec<Duration>>) -> Vec<Array> {
         let j = &self.jaxpr.jaxpr;
         let mut env: HashMap<u32, Array> = HashMap::new();
         for (v, t) in j.constvars.iter().zip(&self.jaxpr.consts) {

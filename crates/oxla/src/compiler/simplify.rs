@@ -440,6 +440,7 @@ impl Pass {
                 },
                 Atom::Lit(_) => None,
             },
+            Prim::StopGradient => x,
             Prim::ConvertElementType { .. }
             | Prim::Reshape { .. }
             | Prim::BroadcastInDim { .. }

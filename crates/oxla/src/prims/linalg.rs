@@ -2,7 +2,7 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
-use crate::array::{Array, DType, Elem};
+use crate::array::{Array, Buffer, DType, Elem};
 use crate::core::Aval;
 
 type Dims = (Vec<usize>, Vec<usize>);
@@ -115,9 +115,14 @@ pub(super) fn dot_general(
     let mut shape: Vec<usize> = batch.0.iter().map(|&d| lhs.shape()[d]).collect();
     shape.extend(lfree.iter().map(|&d| lhs.shape()[d]));
     shape.extend(rfree.iter().map(|&d| rhs.shape()[d]));
-    let out = with_dtype!(lhs.dtype(), T, [I32, U32, F32, F64], {
-        new_array::<T>(&shape, |out| matmul_batched::<T>(&l, &r, out, [b, m, k, n]))
-    });
+    let dims = [b, m, k, n];
+    let out = match lhs.dtype() {
+        DType::F32 => gemm_product::<f32>(&shape, &l, &r, dims),
+        DType::F64 => gemm_product::<f64>(&shape, &l, &r, dims),
+        _ => with_dtype!(lhs.dtype(), T, [I32, U32], {
+            new_array::<T>(&shape, |out| matmul_loops::<T>(&l, &r, out, dims))
+        }),
+    };
     match preferred {
         Some(d) if d != lhs.dtype() => super::elementwise::convert(&out, d),
         _ => out,
@@ -150,15 +155,13 @@ mac!(f64, float);
 mac!(i32, int);
 mac!(u32, int);
 
-/// `out[b] = l[b] (m x k) @ r[b]^T (r[b] is n x k)`, each operand read through its strides.
-fn matmul_batched<T: Mac>(l: &Matrix, r: &Matrix, out: &mut [T], [b, m, k, n]: [usize; 4]) {
+/// `out[b] = l[b] (m x k) @ r[b]^T (r[b] is n x k)`, each operand read through its strides,
+/// by loops (the integer types, which `gemm` does not multiply).
+fn matmul_loops<T: Mac>(l: &Matrix, r: &Matrix, out: &mut [T], [b, m, k, n]: [usize; 4]) {
     let (ls, rs) = (l.data.as_slice::<T>(), r.data.as_slice::<T>());
     for i in 0..b {
         let (lo, ro) = (i as isize * l.strides[0], i as isize * r.strides[0]);
         let ob = &mut out[i * m * n..(i + 1) * m * n];
-        if gemm_float(ls, lo, l.strides, rs, ro, r.strides, ob, m, k, n) {
-            continue;
-        }
         for p in 0..m {
             for q in 0..n {
                 let mut acc = T::default();
@@ -184,65 +187,76 @@ fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
     }
 }
 
-/// Runs one f32/f64 matrix product on `gemm` with the operands' own strides; returns
-/// false for other element types.
-#[allow(clippy::too_many_arguments)]
-fn gemm_float<T: Elem>(
-    l: &[T],
-    lo: isize,
-    ls: [isize; 3],
-    r: &[T],
-    ro: isize,
-    rs: [isize; 3],
-    out: &mut [T],
-    m: usize,
-    k: usize,
-    n: usize,
-) -> bool {
-    if !T::DTYPE.is_float() {
-        return false;
-    }
-    if m == 0 || n == 0 {
-        return true;
-    }
-    if k == 0 {
-        out.fill(T::from_f64(0.0));
-        return true;
-    }
-    let one = T::from_f64(1.0);
+/// The batched product `l[b] (m x k) @ r[b]^T (r[b] is n x k)` of a float type, one `gemm`
+/// call per batch, each operand read through its own strides, into a new array of `shape`.
+fn gemm_product<T: Elem>(
+    shape: &[usize],
+    l: &Matrix,
+    r: &Matrix,
+    [b, m, k, n]: [usize; 4],
+) -> Array {
     let zero = T::from_f64(0.0);
-    // SAFETY: element (p, t) of the left operand is at l[lo + p*ls[1] + t*ls[2]] and
-    // element (t, q) of the right one at r[ro + q*rs[1] + t*rs[2]], in bounds for p < m,
-    // q < n, t < k by construction of the operands' views; out is m x n row-major and holds
-    // exactly m*n elements; T is f32 or f64, which gemm supports.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            out.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            l.as_ptr().offset(lo),
-            ls[2],
-            ls[1],
-            r.as_ptr().offset(ro),
-            rs[1],
-            rs[2],
-            zero,
-            one,
-            false,
-            false,
-            false,
-            parallelism(m, n, k),
-        )
+    if k == 0 || m * n == 0 {
+        return new_array::<T>(shape, |out| out.fill(zero));
+    }
+    // SAFETY: a product kernel below writes every element (`gemm` does not read the
+    // destination) before any is read.
+    let mut buf = unsafe { Buffer::uninit(b * m * n * std::mem::size_of::<T>()) };
+    if T::DTYPE == DType::F32 && b == 1 {
+        let a = super::skinny::View {
+            data: l.data.as_slice::<f32>(),
+            off: 0,
+            s: [l.strides[1], l.strides[2]],
+        };
+        let w = super::skinny::View {
+            data: r.data.as_slice::<f32>(),
+            off: 0,
+            s: [r.strides[2], r.strides[1]],
+        };
+        if super::skinny::product(a, w, [m, k, n], buf.as_uninit_mut::<f32>()) {
+            return Array::from_buffer(T::DTYPE, shape, buf);
+        }
+    }
+    let (ls, rs) = (l.data.as_slice::<T>(), r.data.as_slice::<T>());
+    let out = buf.as_mut_ptr().cast::<T>();
+    for i in 0..b {
+        let (lo, ro) = (i as isize * l.strides[0], i as isize * r.strides[0]);
+        let (lsd, rsd) = (l.strides, r.strides);
+        // SAFETY: element (p, t) of the left operand is at ls[lo + p*lsd[1] + t*lsd[2]]
+        // and element (t, q) of the right one at rs[ro + q*rsd[1] + t*rsd[2]], in bounds for
+        // p < m, q < n, t < k by construction of the operands' views; batch i of the result
+        // is the m x n row-major block at i*m*n of a buffer of b*m*n elements; T is f32 or
+        // f64, which gemm multiplies.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                out.add(i * m * n),
+                1,
+                n as isize,
+                false,
+                ls.as_ptr().offset(lo),
+                lsd[2],
+                lsd[1],
+                rs.as_ptr().offset(ro),
+                rsd[1],
+                rsd[2],
+                zero,
+                T::from_f64(1.0),
+                false,
+                false,
+                false,
+                parallelism(m, n, k),
+            )
+        }
     }
     // A dot product starts from +0, so it is never -0 (gemm, multiplying without an
     // initial zero, can give -0 for products of zeros).
-    let zero = T::from_f64(0.0);
-    out.iter_mut()
-        .filter(|x| **x == zero)
-        .for_each(|x| *x = zero);
-    true
+    for x in buf.as_mut_slice::<T>() {
+        if *x == zero {
+            *x = zero;
+        }
+    }
+    Array::from_buffer(T::DTYPE, shape, buf)
 }

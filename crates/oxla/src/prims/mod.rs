@@ -12,6 +12,7 @@ mod linalg;
 mod polynomial;
 mod reduce;
 mod shape;
+mod skinny;
 mod sort;
 
 use std::fmt;
@@ -171,6 +172,9 @@ pub enum Prim {
     },
     /// The Threefry-2x32 block cipher, elementwise on `(k0, k1, x0, x1)` u32 arrays.
     Threefry2x32,
+    /// The identity, whose derivative is zero: differentiation treats the value as a
+    /// constant.
+    StopGradient,
     /// A loop running a batched body over chunks of its mapped operands (see
     /// [`crate::control`]).
     Map(std::sync::Arc<crate::control::MapSpec>),
@@ -192,6 +196,7 @@ impl Prim {
             Prim::Binary(op) => op.name(),
             Prim::IntegerPow { .. } => "integer_pow",
             Prim::SelectN => "select_n",
+            Prim::StopGradient => "stop_gradient",
             Prim::ConvertElementType { .. } => "convert_element_type",
             Prim::BitcastConvertType { .. } => "bitcast_convert_type",
             Prim::Iota { .. } => "iota",
@@ -224,7 +229,11 @@ impl Prim {
     pub fn params(&self) -> Vec<(&'static str, String)> {
         let mut p: Vec<(&'static str, String)> = match self {
             Prim::Unary(UnaryOp::Round) => vec![("rounding_method", "0".into())],
-            Prim::Unary(_) | Prim::Binary(_) | Prim::SelectN | Prim::Threefry2x32 => vec![],
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::SelectN
+            | Prim::Threefry2x32
+            | Prim::StopGradient => vec![],
             Prim::Map(spec) => spec.params(),
             Prim::Scan(spec) => spec.params(),
             Prim::Cond(spec) => spec.params(),
@@ -352,6 +361,7 @@ impl Prim {
             Prim::Binary(op) => elementwise::binary_rule(*op, inputs),
             Prim::IntegerPow { y } => elementwise::integer_pow_rule(*y, inputs),
             Prim::SelectN => elementwise::select_n_rule(inputs),
+            Prim::StopGradient => arity(inputs, 1).map(|()| vec![inputs[0].clone()]),
             Prim::ConvertElementType { new_dtype } => elementwise::convert_rule(*new_dtype, inputs),
             Prim::BitcastConvertType { new_dtype } => elementwise::bitcast_rule(*new_dtype, inputs),
             Prim::Iota {
@@ -416,6 +426,7 @@ impl Prim {
             Prim::Binary(op) => vec![elementwise::binary(*op, &inputs[0], &inputs[1])],
             Prim::IntegerPow { y } => vec![elementwise::integer_pow(&inputs[0], *y)],
             Prim::SelectN => vec![elementwise::select_n(inputs)],
+            Prim::StopGradient => vec![inputs[0].clone()],
             Prim::ConvertElementType { new_dtype } => {
                 vec![elementwise::convert(&inputs[0], *new_dtype)]
             }

@@ -166,7 +166,8 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         | Prim::Binary(_)
         | Prim::IntegerPow { .. }
         | Prim::ConvertElementType { .. }
-        | Prim::BitcastConvertType { .. } => elementwise(prim, args, dims),
+        | Prim::BitcastConvertType { .. }
+        | Prim::StopGradient => elementwise(prim, args, dims),
         Prim::SelectN => select_n(args, dims, n),
         Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),

@@ -202,7 +202,8 @@ pub(crate) fn jvp(
         Prim::BitcastConvertType { .. }
         | Prim::Iota { .. }
         | Prim::ArgReduce { .. }
-        | Prim::Threefry2x32 => vec![None; outs.len()],
+        | Prim::Threefry2x32
+        | Prim::StopGradient => vec![None; outs.len()],
         Prim::Map(_) | Prim::Scan(_) | Prim::Cond(_) | Prim::While(_) => {
             unreachable!("control flow's JVP is staged before its primal")
         }

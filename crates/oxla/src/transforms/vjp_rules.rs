@@ -149,7 +149,7 @@ pub(crate) fn vjp(
             }
         }
         Prim::BitcastConvertType { .. } | Prim::Iota { .. } | Prim::ArgReduce { .. } => none(),
-        Prim::Threefry2x32 => none(),
+        Prim::Threefry2x32 | Prim::StopGradient => none(),
         Prim::Map(_) | Prim::Scan(_) | Prim::Cond(_) | Prim::While(_) => {
             unreachable!("control flow's VJP is taken before the first cotangent is read")
         }

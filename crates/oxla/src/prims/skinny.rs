@@ -1,0 +1,265 @@
+//! `f32` matrix products with one small dimension: a contraction of at most [`SMALL`]
+//! terms, or at most [`SMALL`] columns.
+//!
+//! `gemm` packs its operands into panels and runs a 64 x 6 register tile, which pays off
+//! when every dimension is large. When one is small — the gradients of a network's last
+//! layer: `dl @ w2.T` with 10 terms, `h.T @ dl` with 10 columns — the packing and the
+//! tile's idle lanes cost more than the arithmetic. The kernels here stream the large
+//! operand once with the small one in registers or L1, on 16-lane arrays that the
+//! compiler maps onto vector registers: on the mean-gradient workload's shapes they take
+//! half of `gemm`'s time.
+//!
+//! (A result of few columns from a left operand with contiguous rows, `h @ w2`, needs a
+//! horizontal sum per element; `gemm` does as well there, and keeps it.)
+
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+
+/// The largest small dimension these kernels take.
+pub(super) const SMALL: usize = 16;
+
+/// Lanes of one vector.
+const L: usize = 16;
+
+type V = [f32; L];
+
+/// Rows of the result one parallel task computes.
+const ROWS_PER_TASK: usize = 64;
+
+/// A strided matrix view: element `(i, j)` is `data[off + i * s[0] + j * s[1]]`.
+#[derive(Clone, Copy)]
+pub(super) struct View<'a> {
+    /// The buffer.
+    pub data: &'a [f32],
+    /// The offset of element `(0, 0)`.
+    pub off: isize,
+    /// The step from one row, and from one column, to the next.
+    pub s: [isize; 2],
+}
+
+impl View<'_> {
+    fn at(&self, i: usize, j: usize) -> f32 {
+        self.data[(self.off + i as isize * self.s[0] + j as isize * self.s[1]) as usize]
+    }
+}
+
+#[inline(always)]
+fn load(s: &[f32]) -> V {
+    s[..L].try_into().expect("16 lanes")
+}
+
+#[inline(always)]
+fn fma_scalar(a: V, b: f32, c: &mut V) {
+    for l in 0..L {
+        c[l] = a[l].mul_add(b, c[l]);
+    }
+}
+
+/// Computes `out (m x n, row-major) = a (m x k) @ b (k x n)` when one of the kernels here
+/// fits the shapes and layouts; returns false, writing nothing, otherwise.
+pub(super) fn product(
+    a: View,
+    b: View,
+    [m, k, n]: [usize; 3],
+    out: &mut [MaybeUninit<f32>],
+) -> bool {
+    debug_assert_eq!(out.len(), m * n);
+    if m == 0 || k == 0 || n == 0 {
+        return false;
+    }
+    if n <= SMALL && a.s[0] == 1 && m >= 2 * L {
+        with_columns(n, a, b, [m, k], out);
+        true
+    } else if k <= SMALL && n >= L {
+        few_terms(a, b, [m, k, n], out);
+        true
+    } else {
+        false
+    }
+}
+
+/// Calls [`few_columns`] for `n` (1 to [`SMALL`]) columns.
+fn with_columns(n: usize, a: View, b: View, mk: [usize; 2], out: &mut [MaybeUninit<f32>]) {
+    macro_rules! dispatch {
+        ($($n:literal)*) => {
+            match n {
+                $($n => few_columns::<$n>(a, b, mk, out),)*
+                _ => unreachable!("{n} columns is not few"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// A product of `N` columns whose left operand has contiguous columns: 32 rows at a time,
+/// accumulated in registers over the contraction.
+fn few_columns<const N: usize>(a: View, b: View, [m, k]: [usize; 2], out: &mut [MaybeUninit<f32>]) {
+    // b row-major: the N coefficients of step t side by side.
+    let coefs: Vec<[f32; N]> = (0..k)
+        .map(|t| std::array::from_fn(|c| b.at(t, c)))
+        .collect();
+    const ROWS: usize = 2 * L;
+    out.par_chunks_mut(ROWS * N)
+        .enumerate()
+        .for_each(|(task, block)| {
+            let p0 = task * ROWS;
+            if block.len() < ROWS * N {
+                for (r, row_out) in block.chunks_exact_mut(N).enumerate() {
+                    for (c, o) in row_out.iter_mut().enumerate() {
+                        let s = coefs
+                            .iter()
+                            .enumerate()
+                            .fold(0.0, |s, (t, w)| a.at(p0 + r, t).mul_add(w[c], s));
+                        o.write(s);
+                    }
+                }
+                return;
+            }
+            let acc = accumulate_rows(a, p0, &coefs);
+            for (r, row_out) in block.chunks_exact_mut(N).enumerate() {
+                for (o, acc) in row_out.iter_mut().zip(&acc) {
+                    o.write(acc[r / L][r % L]);
+                }
+            }
+        });
+    debug_assert_eq!(out.len(), m * N);
+}
+
+/// Rows `p0..p0 + 32` of `a @ b`, `b`'s rows given as `coefs`, as 2 vectors of 16 rows for
+/// each of the `N` columns; the accumulators stay in registers.
+#[inline(never)]
+fn accumulate_rows<const N: usize>(a: View, p0: usize, coefs: &[[f32; N]]) -> [[V; 2]; N] {
+    let mut acc = [[[0f32; L]; 2]; N];
+    for (t, coef) in coefs.iter().enumerate() {
+        let base = (a.off + p0 as isize + t as isize * a.s[1]) as usize;
+        let x = &a.data[base..base + 2 * L];
+        let (x0, x1) = (load(x), load(&x[L..]));
+        for (acc, &w) in acc.iter_mut().zip(coef) {
+            fma_scalar(x0, w, &mut acc[0]);
+            fma_scalar(x1, w, &mut acc[1]);
+        }
+    }
+    acc
+}
+
+/// A product of at most [`SMALL`] terms: each result row is a combination of the `k` rows
+/// of `b`, 64 columns at a time.
+fn few_terms(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [MaybeUninit<f32>]) {
+    const WIDE: usize = 4;
+    // b's rows in vectors, the vectors of 64 columns side by side for each step of k.
+    let wide = n / (WIDE * L);
+    let blocks: Vec<[V; WIDE]> = (0..wide)
+        .flat_map(|qb| (0..k).map(move |t| (qb, t)))
+        .map(|(qb, t)| {
+            std::array::from_fn(|j| std::array::from_fn(|l| b.at(t, (qb * WIDE + j) * L + l)))
+        })
+        .collect();
+    out.par_chunks_mut(ROWS_PER_TASK * n)
+        .enumerate()
+        .for_each(|(task, rows)| {
+            for (r, row_out) in rows.chunks_exact_mut(n).enumerate() {
+                let p = task * ROWS_PER_TASK + r;
+                let mut coef = [0f32; SMALL];
+                for (t, c) in coef[..k].iter_mut().enumerate() {
+                    *c = a.at(p, t);
+                }
+                let coef = &coef[..k];
+                for (qb, o) in row_out.chunks_exact_mut(WIDE * L).enumerate() {
+                    let mut acc = [[0f32; L]; WIDE];
+                    for (&w, block) in coef.iter().zip(&blocks[qb * k..(qb + 1) * k]) {
+                        for (acc, x) in acc.iter_mut().zip(block) {
+                            fma_scalar(*x, w, acc);
+                        }
+                    }
+                    for (o, &v) in o.iter_mut().zip(acc.as_flattened()) {
+                        o.write(v);
+                    }
+                }
+                for (q, o) in row_out.iter_mut().enumerate().skip(wide * WIDE * L) {
+                    let s = coef
+                        .iter()
+                        .enumerate()
+                        .fold(0.0, |s, (t, &w)| w.mul_add(b.at(t, q), s));
+                    o.write(s);
+                }
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{product, View};
+    use std::mem::MaybeUninit;
+
+    /// Values that make every product exact in f32 (small integers).
+    fn data(len: usize, seed: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| ((i * 7 + seed * 13) % 9) as f32 - 4.0)
+            .collect()
+    }
+
+    /// `a @ b` by loops, for a view of each.
+    fn reference(a: View, b: View, [m, k, n]: [usize; 3]) -> Vec<f32> {
+        let mut out = vec![0.0; m * n];
+        for p in 0..m {
+            for q in 0..n {
+                out[p * n + q] = (0..k).map(|t| a.at(p, t) * b.at(t, q)).sum();
+            }
+        }
+        out
+    }
+
+    /// Runs `product` on `a` (m x k) and `b` (k x n) laid out row- or column-major with
+    /// an offset, and checks it against the loops; returns whether a kernel took it.
+    fn check([m, k, n]: [usize; 3], a_cols_contiguous: bool, b_transposed: bool) -> bool {
+        let off = 3;
+        let (ad, bd) = (data(off + m * k, 1), data(off + k * n, 2));
+        // A rows x cols matrix at offset 3, its columns or its rows contiguous.
+        let view = |data, rows: usize, cols: usize, by_columns: bool| View {
+            data,
+            off: off as isize,
+            s: if by_columns {
+                [1, rows as isize]
+            } else {
+                [cols as isize, 1]
+            },
+        };
+        let a = view(&ad, m, k, a_cols_contiguous);
+        let b = view(&bd, k, n, b_transposed);
+        let mut out = vec![MaybeUninit::new(f32::NAN); m * n];
+        let took = product(a, b, [m, k, n], &mut out);
+        if took {
+            // SAFETY: every element was initialised (to NaN, then by the kernel).
+            let got: Vec<f32> = out.iter().map(|x| unsafe { x.assume_init() }).collect();
+            assert_eq!(got, reference(a, b, [m, k, n]), "{m}x{k}x{n}");
+        }
+        took
+    }
+
+    #[test]
+    fn few_columns_and_few_terms_equal_the_loops() {
+        for layout in [(true, false), (true, true), (false, false), (false, true)] {
+            // Few columns, with a remainder of rows below 32.
+            for [m, k, n] in [[32, 5, 1], [70, 33, 10], [256, 300, 16], [97, 1, 3]] {
+                let took = check([m, k, n], layout.0, layout.1);
+                assert!(
+                    took || !layout.0,
+                    "few columns when a's columns are contiguous"
+                );
+            }
+            // Few terms, with widths that leave 16-lane and single-lane remainders.
+            for [m, k, n] in [
+                [5, 10, 256],
+                [130, 1, 16],
+                [3, 16, 64 + 16 + 5],
+                [70, 7, 200],
+            ] {
+                assert!(check([m, k, n], layout.0, layout.1) || n <= 16);
+            }
+        }
+        // Neither dimension small: left to gemm.
+        assert!(!check([40, 40, 40], true, false));
+        assert!(!check([8, 40, 40], false, false));
+    }
+}
