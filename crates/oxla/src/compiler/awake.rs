@@ -8,6 +8,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// The planned peak bytes from which a program runs on the pool: a smaller one runs on
+/// the calling thread (a compiled call of a few small kernels takes about a microsecond,
+/// and handing it to the pool about twenty).
+pub(super) const WORTH_WAKING: usize = 1 << 20;
+
 /// Whether some program already keeps the pool awake (programs nest: a loop's body).
 static AWAKE: AtomicBool = AtomicBool::new(false);
 

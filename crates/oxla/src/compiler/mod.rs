@@ -7,13 +7,14 @@
 //! whole program.
 
 mod awake;
+mod fast_hash;
 mod fuse;
 mod kernel;
 mod pairwise;
 mod plan;
 mod simplify;
 
-use std::collections::HashMap;
+use fast_hash::FastMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,7 +29,7 @@ use kernel::Target;
 /// A function compiled per input avals; see [`jit`].
 pub struct Jit<F, A, O> {
     f: F,
-    cache: Mutex<HashMap<Signature, Arc<Executable>>>,
+    cache: Mutex<FastMap<Signature, Arc<Executable>>>,
     _sig: PhantomData<fn(A) -> O>,
 }
 
@@ -46,7 +47,7 @@ pub struct Jit<F, A, O> {
 pub fn jit<A: Tree, O: Tree, F: Fn(A) -> O>(f: F) -> Jit<F, A, O> {
     Jit {
         f,
-        cache: Mutex::new(HashMap::new()),
+        cache: Mutex::new(FastMap::default()),
         _sig: PhantomData,
     }
 }
@@ -311,20 +312,25 @@ impl Executable {
     /// Runs the equations in order, freeing every value after its last use; with `times`,
     /// records each step's wall time.
     fn run(&self, args: Vec<Array>, times: Option<&mut Vec<Duration>>) -> Vec<Array> {
+        if self.plan.analysis.peak_bytes < awake::WORTH_WAKING {
+            // Too small for its kernels to go parallel: handing it to the pool would
+            // cost more than it runs.
+            return self.run_steps(args, times);
+        }
         awake::run_awake(|| self.run_steps(args, times))
     }
 
     /// [`run`](Self::run) on the calling thread.
     fn run_steps(&self, args: Vec<Array>, mut times: Option<&mut Vec<Duration>>) -> Vec<Array> {
         let j = &self.jaxpr.jaxpr;
-        let mut env: HashMap<u32, Array> = HashMap::new();
+        let mut env: FastMap<u32, Array> = FastMap::default();
         for (v, t) in j.constvars.iter().zip(&self.jaxpr.consts) {
             env.insert(v.id, t.array().clone());
         }
         for (v, a) in j.invars.iter().zip(args) {
             env.insert(v.id, a);
         }
-        let read = |env: &HashMap<u32, Array>, a: &Atom| match a {
+        let read = |env: &FastMap<u32, Array>, a: &Atom| match a {
             Atom::Var(v) => env[&v.id].clone(),
             Atom::Lit(l) => l.clone(),
         };
