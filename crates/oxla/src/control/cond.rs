@@ -7,7 +7,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::map::open;
-use super::trace_on;
+use super::{dense_tangents, float_positions, sparse_tangents, trace_on};
 use crate::array::{Array, DType};
 use crate::compiler::Executable;
 use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, Tensor};
@@ -242,35 +242,22 @@ pub(crate) fn jvp(
     tangents: &[Option<Tensor>],
 ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
     let np = primals.len() - 1;
-    let live: Vec<usize> = (1..primals.len())
-        .filter(|&i| tangents[i].is_some())
-        .collect();
+    // The operands (after the index) with tangents.
+    let live: Vec<usize> = (0..np).filter(|&i| tangents[i + 1].is_some()).collect();
     let mut ops = primals[1..].to_vec();
-    ops.extend(live.iter().map(|&i| tangents[i].clone().expect("live")));
-    let out_avals = spec.branches[0].jaxpr.out_avals();
-    let fo: Vec<usize> = (0..out_avals.len())
-        .filter(|&k| out_avals[k].dtype.is_float())
-        .collect();
+    ops.extend(live.iter().map(|&i| tangents[i + 1].clone().expect("live")));
+    let n_out = spec.branches[0].jaxpr.outvars.len();
+    let fo = float_positions(&spec.branches[0].jaxpr.out_avals());
     let mut outs = spec.derive(&primals[0], &ops, &|b| {
         trace_on(&ops, |xs| {
-            let mut t = vec![None; np];
-            for (k, &i) in live.iter().enumerate() {
-                t[i - 1] = Some(xs[np + k].clone());
-            }
+            let t = sparse_tangents(xs[np..].to_vec(), &live, np);
             let (o, to) = jvp_jaxpr(b, &xs[..np], t);
             let mut r = o.clone();
-            r.extend(
-                fo.iter()
-                    .map(|&k| to[k].clone().unwrap_or_else(|| zeros_like(&o[k]))),
-            );
+            r.extend(dense_tangents(&o, &to, &fo));
             r
         })
     });
-    let touts_flat = outs.split_off(out_avals.len());
-    let mut touts = vec![None; out_avals.len()];
-    for (t, &k) in touts_flat.into_iter().zip(&fo) {
-        touts[k] = Some(t);
-    }
+    let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
     (outs, touts)
 }
 

@@ -14,6 +14,7 @@
 use std::panic::Location;
 use std::sync::OnceLock;
 
+use super::{dense_tangents, float_positions, sparse_tangents};
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
@@ -468,15 +469,7 @@ pub(crate) fn jvp(
     let live: Vec<usize> = (0..primals.len())
         .filter(|&i| tangents[i].is_some())
         .collect();
-    let float_out: Vec<usize> = spec
-        .body
-        .jaxpr
-        .out_avals()
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.dtype.is_float())
-        .map(|(j, _)| j)
-        .collect();
+    let float_out = float_positions(&spec.body.jaxpr.out_avals());
     let mut operands = primals.to_vec();
     operands.extend(live.iter().map(|&i| tangents[i].clone().expect("live")));
     let mut mapped = spec.mapped.clone();
@@ -487,25 +480,15 @@ pub(crate) fn jvp(
     let derive = |body: &ClosedJaxpr, c: usize| {
         spec.trace_chunk(&operands, &mapped, c, |xs| {
             let (p, t) = xs.split_at(np);
-            let mut tans = vec![None; np];
-            for (k, &i) in live.iter().enumerate() {
-                tans[i] = Some(t[k].clone());
-            }
+            let tans = sparse_tangents(t.to_vec(), &live, np);
             let (outs, touts) = crate::transforms::ad::jvp_jaxpr(body, p, tans);
             let mut all = outs.clone();
-            for &j in &float_out {
-                let z = || crate::transforms::jvp_rules::zeros_like(&outs[j]);
-                all.push(touts[j].clone().unwrap_or_else(z));
-            }
+            all.extend(dense_tangents(&outs, &touts, &float_out));
             all
         })
     };
     let mut all = spec.derive(&operands, mapped.clone(), summed, &derive);
-    let touts_flat = all.split_off(spec.summed.len());
-    let mut touts = vec![None; all.len()];
-    for (t, &j) in touts_flat.into_iter().zip(&float_out) {
-        touts[j] = Some(t);
-    }
+    let touts = sparse_tangents(all.split_off(spec.summed.len()), &float_out, all.len());
     (all, touts)
 }
 

@@ -54,6 +54,40 @@ pub(crate) fn trace_on(
 
 use crate::memory::BufferInfo;
 use crate::prims::Prim;
+use crate::transforms::jvp_rules::zeros_like;
+
+/// The positions of the float avals: the values forward mode carries tangents for.
+pub(crate) fn float_positions(avals: &[Aval]) -> Vec<usize> {
+    (0..avals.len())
+        .filter(|&k| avals[k].dtype.is_float())
+        .collect()
+}
+
+/// The tangents of `outs` at `positions`, a zero where the JVP gave none: a staged JVP
+/// body returns one for every position its loop carries tangents for.
+pub(crate) fn dense_tangents(
+    outs: &[Tensor],
+    touts: &[Option<Tensor>],
+    positions: &[usize],
+) -> Vec<Tensor> {
+    positions
+        .iter()
+        .map(|&k| touts[k].clone().unwrap_or_else(|| zeros_like(&outs[k])))
+        .collect()
+}
+
+/// `flat[i]` placed at `positions[i]` among `n` tangents, `None` (a zero) elsewhere.
+pub(crate) fn sparse_tangents(
+    flat: Vec<Tensor>,
+    positions: &[usize],
+    n: usize,
+) -> Vec<Option<Tensor>> {
+    let mut t = vec![None; n];
+    for (x, &k) in flat.into_iter().zip(positions) {
+        t[k] = Some(x);
+    }
+    t
+}
 
 /// The bytes a loop primitive holds while it runs beyond its operands and results (one
 /// step's working memory), with its body's largest buffers; `None` for other primitives.

@@ -9,6 +9,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::map::{open, rows};
+use super::{dense_tangents, float_positions, sparse_tangents};
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, Tensor};
@@ -438,8 +439,9 @@ pub(crate) fn jvp(
     ops.extend(primals[nc + nx..].iter().cloned());
     ops.extend(tk.iter().map(|&i| tan(i)));
     let n_out = spec.body.jaxpr.outvars.len();
-    let ty: Vec<usize> = (nc..n_out)
-        .filter(|&k| spec.body.jaxpr.outvars[k].aval().dtype.is_float())
+    let ty: Vec<usize> = float_positions(&spec.body.jaxpr.out_avals())
+        .into_iter()
+        .filter(|&k| k >= nc)
         .collect();
     let (ncc, nxx) = (nc + tc.len(), nx + tx.len());
     let body = spec.trace(&ops, ncc, nxx, |xs| {
@@ -457,26 +459,19 @@ pub(crate) fn jvp(
             t[i] = Some(xs[ncc + nxx + (na - nc - nx) + k].clone());
         }
         let (outs, touts) = jvp_jaxpr(&spec.body, &p, t);
-        let zero = |k: usize| touts[k].clone().unwrap_or_else(|| zeros_like(&outs[k]));
         let mut r: Vec<Tensor> = outs[..nc].to_vec();
-        r.extend(tc.iter().map(|&i| zero(i)));
+        r.extend(dense_tangents(&outs, &touts, &tc));
         r.extend(outs[nc..].iter().cloned());
-        r.extend(ty.iter().map(|&k| zero(k)));
+        r.extend(dense_tangents(&outs, &touts, &ty));
         r
     });
     let mut all = stage(&ops, ncc, nxx, spec.length, spec.reverse, body);
-    let mut touts = vec![None; n_out];
     let tys = all.split_off(ncc + (n_out - nc));
-    for (t, &k) in tys.into_iter().zip(&ty) {
-        touts[k] = Some(t);
-    }
     let ys = all.split_off(ncc);
-    let tcs = all.split_off(nc);
-    for (t, &i) in tcs.into_iter().zip(&tc) {
-        touts[i] = Some(t);
-    }
+    let mut flat = all.split_off(nc);
+    flat.extend(tys);
     all.extend(ys);
-    (all, touts)
+    (all, sparse_tangents(flat, &[tc, ty].concat(), n_out))
 }
 
 /// Reverse mode: a forward scan stacking each step's incoming carry, then a scan in the

@@ -10,7 +10,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::map::open;
-use super::trace_on;
+use super::{dense_tangents, sparse_tangents, trace_on};
 use crate::array::{Array, DType};
 use crate::compiler::Executable;
 use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, Tensor};
@@ -259,17 +259,10 @@ pub(crate) fn jvp(
         let (p, t) = split(&xs);
         let (o, to) = jvp_jaxpr(&spec.body, &p, t);
         let mut r = o.clone();
-        r.extend(
-            tc.iter()
-                .map(|&i| to[i].clone().unwrap_or_else(|| zeros_like(&o[i]))),
-        );
+        r.extend(dense_tangents(&o, &to, &tc));
         r
     });
     let mut outs = stage_ops(&ops, ncc, cond, body);
-    let ts = outs.split_off(nc);
-    let mut touts = vec![None; nc];
-    for (t, &i) in ts.into_iter().zip(&tc) {
-        touts[i] = Some(t);
-    }
+    let touts = sparse_tangents(outs.split_off(nc), &tc, nc);
     (outs, touts)
 }
