@@ -117,8 +117,8 @@ pub(super) fn dot_general(
     shape.extend(rfree.iter().map(|&d| rhs.shape()[d]));
     let dims = [b, m, k, n];
     let out = match lhs.dtype() {
-        DType::F32 => gemm_product::<f32>(&shape, &l, &r, dims),
-        DType::F64 => gemm_product::<f64>(&shape, &l, &r, dims),
+        DType::F32 => float_product::<f32>(&shape, &l, &r, dims),
+        DType::F64 => float_product::<f64>(&shape, &l, &r, dims),
         _ => with_dtype!(lhs.dtype(), T, [I32, U32], {
             new_array::<T>(&shape, |out| matmul_loops::<T>(&l, &r, out, dims))
         }),
@@ -187,9 +187,11 @@ fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
     }
 }
 
-/// The batched product `l[b] (m x k) @ r[b]^T (r[b] is n x k)` of a float type, one `gemm`
-/// call per batch, each operand read through its own strides, into a new array of `shape`.
-fn gemm_product<T: Elem>(
+/// The batched product `l[b] (m x k) @ r[b]^T (r[b] is n x k)` of a float type, each
+/// operand read through its own strides, into a new array of `shape`: an unbatched `f32`
+/// product with a small dimension on the kernels of `skinny`, the rest one `gemm` call per
+/// batch.
+fn float_product<T: Elem>(
     shape: &[usize],
     l: &Matrix,
     r: &Matrix,

@@ -69,7 +69,7 @@ pub(super) fn product(
         return false;
     }
     if n <= SMALL && a.s[0] == 1 && m >= 2 * L {
-        with_columns(n, a, b, [m, k], out);
+        with_columns(n, a, b, k, out);
         true
     } else if k <= SMALL && n >= L {
         few_terms(a, b, [m, k, n], out);
@@ -80,11 +80,11 @@ pub(super) fn product(
 }
 
 /// Calls [`few_columns`] for `n` (1 to [`SMALL`]) columns.
-fn with_columns(n: usize, a: View, b: View, mk: [usize; 2], out: &mut [MaybeUninit<f32>]) {
+fn with_columns(n: usize, a: View, b: View, k: usize, out: &mut [MaybeUninit<f32>]) {
     macro_rules! dispatch {
         ($($n:literal)*) => {
             match n {
-                $($n => few_columns::<$n>(a, b, mk, out),)*
+                $($n => few_columns::<$n>(a, b, k, out),)*
                 _ => unreachable!("{n} columns is not few"),
             }
         };
@@ -94,7 +94,7 @@ fn with_columns(n: usize, a: View, b: View, mk: [usize; 2], out: &mut [MaybeUnin
 
 /// A product of `N` columns whose left operand has contiguous columns: 32 rows at a time,
 /// accumulated in registers over the contraction.
-fn few_columns<const N: usize>(a: View, b: View, [m, k]: [usize; 2], out: &mut [MaybeUninit<f32>]) {
+fn few_columns<const N: usize>(a: View, b: View, k: usize, out: &mut [MaybeUninit<f32>]) {
     // b row-major: the N coefficients of step t side by side.
     let coefs: Vec<[f32; N]> = (0..k)
         .map(|t| std::array::from_fn(|c| b.at(t, c)))
@@ -123,7 +123,6 @@ fn few_columns<const N: usize>(a: View, b: View, [m, k]: [usize; 2], out: &mut [
                 }
             }
         });
-    debug_assert_eq!(out.len(), m * N);
 }
 
 /// Rows `p0..p0 + 32` of `a @ b`, `b`'s rows given as `coefs`, as 2 vectors of 16 rows for
