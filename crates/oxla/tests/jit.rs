@@ -200,6 +200,31 @@ fn results_take_the_buffers_of_values_that_die() {
 }
 
 #[test]
+fn a_kernel_that_picks_its_in_place_operand_whole_leaves_it_as_it_is() {
+    // `a` dies in the kernel, which writes its result over it; a predicate uniform over
+    // the kernel's lanes picks `a` itself, read where the result is written.
+    let f = |(x, c): (Tensor, Tensor)| {
+        let a = jnp::matmul(&x, &x);
+        lax::select_n(&c, &[&a * 2.0, a])
+    };
+    let x = random::normal(&random::key(3), &[64, 64]);
+    let a = jnp::matmul(&x, &x).to_vec::<f32>();
+    for pick in [false, true] {
+        let args = (x.clone(), Tensor::from_vec(vec![pick], &[]));
+        let c = jit(f).lower(&args).unwrap().compile().unwrap();
+        assert_eq!(c.memory_analysis().in_place_results, 1);
+        let got = c.call(args).unwrap().to_vec::<f32>();
+        let scale = if pick { 1.0 } else { 2.0 };
+        for (g, w) in got.iter().zip(&a) {
+            assert!(
+                (g - scale * w).abs() <= 1e-4 * (1.0 + w.abs()),
+                "{g} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
 fn outer_products_fuse_instead_of_calling_gemm() {
     // Batch dimension last in the lhs, a size-1 contraction, an f64 result type.
     let a = random::normal(&random::key(11), &[5, 1, 7]);

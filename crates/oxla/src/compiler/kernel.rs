@@ -167,12 +167,13 @@ struct Col {
     dtype: DType,
     len: usize,
     buf: Buffer,
-    /// Lanes read in place from an input the kernel does not write, instead of `buf`.
+    /// Lanes read where they lie in an input, instead of `buf`.
     view: Option<*const u8>,
 }
 
-// SAFETY: a view points into an input buffer that outlives the run and that nothing
-// writes during it; each Col belongs to one thread's run.
+// SAFETY: a view points into an input buffer that outlives the run, and that nothing
+// writes during it but the run's own stores of the lanes it viewed (in place); each Col
+// belongs to one thread's run.
 unsafe impl Send for Col {}
 
 impl Col {
@@ -190,7 +191,7 @@ impl Col {
         with_dtype!(self.dtype, T, {
             let lanes = match self.view {
                 // SAFETY: `view` was set by `set_view` to `len` in-bounds elements of T of
-                // an input nothing writes while the kernel runs.
+                // an input nothing writes while the block that viewed them runs.
                 Some(p) => unsafe { std::slice::from_raw_parts(p as *const T, self.len) },
                 None => &self.buf.as_slice::<T>()[..self.len],
             };
@@ -263,7 +264,8 @@ impl Src {
     fn range<T: Lane>(&self, start: usize, n: usize) -> &[T] {
         assert!(start + n <= self.len::<T>(), "kernel read out of its input");
         // SAFETY: in bounds (checked), aligned and initialised; in a buffer written in
-        // place only the reading thread writes these elements, after this borrow ends.
+        // place only the reading thread writes these elements, when it stores the block
+        // that read them, after the block's last read.
         unsafe { std::slice::from_raw_parts((self.ptr as *const T).add(start), n) }
     }
 }
@@ -544,13 +546,11 @@ impl Run<'_> {
                 let col = &mut self.cols[n];
                 with_dtype!(col.dtype, T, {
                     let end = start + w as i64;
-                    if (step == 1 || w == 1)
-                        && !src.written
-                        && start >= 0
-                        && end as usize <= src.len::<T>()
-                    {
-                        // Contiguous lanes of a buffer nothing writes: read where they lie.
-                        col.set_view(&src.all::<T>()[start as usize..end as usize]);
+                    if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>() {
+                        // Contiguous lanes: read where they lie. In the buffer written in
+                        // place, they are the lanes this block stores, once every node
+                        // has read them.
+                        col.set_view(src.range::<T>(start as usize, w));
                     } else {
                         load(src, start, step, *clamp, col.typed_mut::<T>(w))
                     }
@@ -737,6 +737,19 @@ impl Out {
         with_dtype!(self.dtype, T, {
             let s = T::slice(v);
             let p = self.buf as *mut T;
+            if step == 1 && s.len() >= width {
+                // SAFETY: `base` is in bounds (checked above).
+                let at = unsafe { p.add(base as usize) };
+                if std::ptr::eq(s.as_ptr(), at) {
+                    // The lanes were read in place from this very run: already stored.
+                    return;
+                }
+                // SAFETY: as below, for the contiguous run `base..=last`, which `s` (a
+                // different run, or another buffer) does not overlap.
+                let run = unsafe { std::slice::from_raw_parts_mut(at, width) };
+                run.copy_from_slice(&s[..width]);
+                return;
+            }
             for l in 0..width {
                 let x = if s.len() == 1 { s[0] } else { s[l] };
                 // SAFETY: `buf` holds `len` elements of T, every offset lies between `base`
