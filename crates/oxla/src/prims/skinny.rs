@@ -9,8 +9,9 @@
 //! compiler maps onto vector registers: on the mean-gradient workload's shapes they take
 //! half of `gemm`'s time.
 //!
-//! (A result of few columns from a left operand with contiguous rows, `h @ w2`, needs a
-//! horizontal sum per element; `gemm` does as well there, and keeps it.)
+//! A result of few columns comes two ways, by the left operand's layout: with contiguous
+//! columns (`h.T @ dl`), 32 rows of a column are one pair of vectors; with contiguous rows
+//! (`h @ w2`), each element of a row scales a vector of the right operand's coefficients.
 
 use std::mem::MaybeUninit;
 
@@ -70,6 +71,9 @@ pub(super) fn product(
     }
     if n <= SMALL && a.s[0] == 1 && m >= 2 * L {
         with_columns(n, a, b, k, out);
+        true
+    } else if n <= SMALL && a.s[1] == 1 && m >= ROW_GROUP {
+        few_columns_by_rows(a, b, [m, k, n], out);
         true
     } else if k <= SMALL && n >= L {
         few_terms(a, b, [m, k, n], out);
@@ -137,6 +141,61 @@ fn accumulate_rows<const N: usize>(a: View, p0: usize, coefs: &[[f32; N]]) -> [[
         for (acc, &w) in acc.iter_mut().zip(coef) {
             fma_scalar(x0, w, &mut acc[0]);
             fma_scalar(x1, w, &mut acc[1]);
+        }
+    }
+    acc
+}
+
+/// Rows of the result that [`few_columns_by_rows`] accumulates together.
+const ROW_GROUP: usize = 8;
+
+/// A product of at most [`SMALL`] columns whose left operand has contiguous rows: each
+/// element of a row of `a` scales `b`'s row of coefficients (padded to 16 lanes) into
+/// that row's accumulator, eight rows at a time so that their sums run side by side.
+fn few_columns_by_rows(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [MaybeUninit<f32>]) {
+    let coefs: Vec<V> = (0..k)
+        .map(|t| std::array::from_fn(|c| if c < n { b.at(t, c) } else { 0.0 }))
+        .collect();
+    out.par_chunks_mut(ROWS_PER_TASK * n)
+        .enumerate()
+        .for_each(|(task, rows)| {
+            let p0 = task * ROWS_PER_TASK;
+            for (g, group) in rows.chunks_mut(ROW_GROUP * n).enumerate() {
+                let p = p0 + g * ROW_GROUP;
+                let acc = if group.len() == ROW_GROUP * n {
+                    accumulate_group(a, p, &coefs)
+                } else {
+                    std::array::from_fn(|r| {
+                        let mut acc = [0f32; L];
+                        if r * n < group.len() {
+                            for (t, w) in coefs.iter().enumerate() {
+                                fma_scalar(*w, a.at(p + r, t), &mut acc);
+                            }
+                        }
+                        acc
+                    })
+                };
+                for (row_out, acc) in group.chunks_exact_mut(n).zip(&acc) {
+                    for (o, &v) in row_out.iter_mut().zip(acc) {
+                        o.write(v);
+                    }
+                }
+            }
+        });
+}
+
+/// Rows `p..p + 8` of `a @ b`, `b`'s rows given as padded `coefs`; `a`'s rows contiguous.
+#[inline(never)]
+fn accumulate_group(a: View, p: usize, coefs: &[V]) -> [V; ROW_GROUP] {
+    let k = coefs.len();
+    let rows: [&[f32]; ROW_GROUP] = std::array::from_fn(|r| {
+        let base = (a.off + (p + r) as isize * a.s[0]) as usize;
+        &a.data[base..base + k]
+    });
+    let mut acc = [[0f32; L]; ROW_GROUP];
+    for (t, w) in coefs.iter().enumerate() {
+        for (acc, row) in acc.iter_mut().zip(&rows) {
+            fma_scalar(*w, row[t], acc);
         }
     }
     acc
