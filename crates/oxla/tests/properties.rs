@@ -2254,6 +2254,61 @@ proptest! {
     }
 }
 
+/// Products whose sizes pick each of `dot_general`'s paths — the skinny kernels (few
+/// terms, few columns by either layout of the left operand) and `gemm`, whole or in column
+/// chunks for a left operand with contiguous columns — against loops, f32 and f64, with
+/// and without a batch dimension.
+#[test]
+fn dot_general_paths_agree_with_loops() {
+    let mut rng = Rng(7);
+    // [b, m, k, n], and whether the left operand is stored k x m (contiguous columns).
+    let cases = [
+        ([1, 70, 300, 200], true),
+        ([1, 70, 300, 200], false),
+        ([2, 40, 90, 130], true),
+        ([1, 300, 10, 64], false),
+        ([1, 300, 64, 10], true),
+        ([1, 300, 64, 10], false),
+        ([1, 33, 20, 257], true),
+    ];
+    for ([b, m, k, n], by_columns) in cases {
+        let lhs_shape = if by_columns { [b, k, m] } else { [b, m, k] };
+        let (l, r) = (
+            random_f32(&mut rng, &lhs_shape),
+            random_f32(&mut rng, &[b, k, n]),
+        );
+        let (lv, rv) = (l.array().to_f64_vec(), r.array().to_f64_vec());
+        let at = |i: usize, p: usize, t: usize| {
+            let idx = if by_columns {
+                (i * k + t) * m + p
+            } else {
+                (i * m + p) * k + t
+            };
+            lv[idx]
+        };
+        let mut want = vec![0.0; b * m * n];
+        let mut scale = vec![0.0; b * m * n];
+        for i in 0..b {
+            for p in 0..m {
+                for q in 0..n {
+                    for t in 0..k {
+                        let x = at(i, p, t) * rv[(i * k + t) * n + q];
+                        want[(i * m + p) * n + q] += x;
+                        scale[(i * m + p) * n + q] += x.abs();
+                    }
+                }
+            }
+        }
+        let contract = if by_columns { 1 } else { 2 };
+        for dtype in [DType::F32, DType::F64] {
+            let (l, r) = (l.astype(dtype), r.astype(dtype));
+            let got = lax::dot_general(&l, &r, (&[contract], &[1]), (&[0], &[0]), None);
+            let ctx = format!("{dtype:?} {b}x{m}x{k}x{n}, columns {by_columns}");
+            expect_close(&got, &want, &scale, &[b, m, n], 1e-5, &ctx);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Indexing primitives and numpy indexing.
 
