@@ -198,6 +198,32 @@ pub fn set_memory_limit(bytes: Option<usize>) {
     );
 }
 
+/// Bytes of freed large buffers (4 MiB and more) that oxla holds for reuse.
+///
+/// A program called again allocates the same large results as before; the buffers the
+/// caller dropped are handed out again, their pages already mapped, instead of memory
+/// fresh from the system that must be faulted in and cleared page by page. An allocation
+/// no held buffer fits releases them all first, so holding them never raises a call's
+/// peak above its plan; between calls they stay resident until [`release_held`].
+///
+/// ```
+/// use oxla::{jit, memory, numpy as jnp, Tensor};
+/// let f = jit(|x: Tensor| &x * 2.0);
+/// drop(f.call(jnp::ones(&[1 << 21]))?); // an 8 MiB result, dropped
+/// assert!(memory::held_bytes() >= 8 << 20);
+/// memory::release_held();
+/// assert_eq!(memory::held_bytes(), 0);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn held_bytes() -> usize {
+    crate::array::held_bytes()
+}
+
+/// Returns the buffers counted by [`held_bytes`] to the system.
+pub fn release_held() {
+    crate::array::release_held()
+}
+
 /// The limit in force: [`set_memory_limit`]'s, else `OXLA_MEMORY_LIMIT`'s (`"2GiB"`,
 /// `"500MB"`, `"1e9"` or a number of bytes), else none.
 pub fn memory_limit() -> Option<usize> {

@@ -2,6 +2,7 @@
 
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
+use std::sync::Mutex;
 
 use super::dtype::Elem;
 
@@ -40,6 +41,72 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_: *mut u8, _: usize) {}
+
+/// Freed large buffers held for reuse: repeated calls of a program (a training loop)
+/// allocate the same large results each time, and memory fresh from the kernel costs a
+/// page fault and a clearing of every page before the first write — for per-example
+/// gradients, as long as writing them. A buffer of the exact size a large allocation
+/// asks for is handed out again, its pages already mapped. On a miss every held buffer
+/// is released first, so holding them never raises the peak: between two misses the
+/// held and the live large buffers together take no more than the live ones did at the
+/// first of them.
+static HELD: Mutex<Held> = Mutex::new(Held {
+    buffers: Vec::new(),
+    bytes: 0,
+});
+
+/// The most bytes [`HELD`] keeps.
+const HELD_LIMIT: usize = 4 << 30;
+
+/// Freed large allocations and their total size.
+struct Held {
+    buffers: Vec<(NonNull<u8>, usize)>,
+    bytes: usize,
+}
+
+// SAFETY: the held allocations are owned by the cache alone; whoever takes one out owns it.
+unsafe impl Send for Held {}
+
+impl Held {
+    /// Takes out an allocation of exactly `bytes`, or releases every held one.
+    fn take(&mut self, bytes: usize) -> Option<NonNull<u8>> {
+        if let Some(i) = self.buffers.iter().position(|&(_, b)| b == bytes) {
+            self.bytes -= bytes;
+            return Some(self.buffers.swap_remove(i).0);
+        }
+        self.release();
+        None
+    }
+
+    /// Keeps a freed allocation, unless that would pass [`HELD_LIMIT`].
+    fn keep(&mut self, ptr: NonNull<u8>, bytes: usize) -> bool {
+        let room = self.bytes + bytes <= HELD_LIMIT;
+        if room {
+            self.buffers.push((ptr, bytes));
+            self.bytes += bytes;
+        }
+        room
+    }
+
+    fn release(&mut self) {
+        for (ptr, bytes) in self.buffers.drain(..) {
+            // SAFETY: each held allocation was made in `uninit` with this layout and is
+            // owned by the cache alone.
+            unsafe { dealloc(ptr.as_ptr(), layout(bytes)) }
+        }
+        self.bytes = 0;
+    }
+}
+
+/// Releases every held buffer.
+pub(crate) fn release_held() {
+    HELD.lock().unwrap_or_else(|e| e.into_inner()).release();
+}
+
+/// Bytes of the held buffers.
+pub(crate) fn held_bytes() -> usize {
+    HELD.lock().unwrap_or_else(|e| e.into_inner()).bytes
+}
 
 /// Free buffers kept per size.
 const POOL_DEPTH: usize = 64;
@@ -114,6 +181,12 @@ impl Buffer {
     pub(crate) unsafe fn uninit(bytes: usize) -> Buffer {
         if bytes <= POOLED {
             return Buffer::zeroed(bytes);
+        }
+        if bytes >= LARGE {
+            let held = HELD.lock().unwrap_or_else(|e| e.into_inner()).take(bytes);
+            if let Some(ptr) = held {
+                return Buffer { ptr, bytes };
+            }
         }
         let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
@@ -208,6 +281,12 @@ impl Drop for Buffer {
                 })
                 .unwrap_or(false);
             if kept {
+                return;
+            }
+        }
+        if self.bytes >= LARGE {
+            let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+            if held.keep(self.ptr, self.bytes) {
                 return;
             }
         }

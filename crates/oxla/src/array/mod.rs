@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+pub(crate) use buffer::{held_bytes, release_held};
 pub use buffer::{Buffer, ALIGN};
 pub use dtype::{DType, Elem, Kind};
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};
