@@ -225,6 +225,25 @@ fn a_kernel_that_picks_its_in_place_operand_whole_leaves_it_as_it_is() {
 }
 
 #[test]
+fn small_kernels_reuse_their_lane_buffers_across_calls() {
+    // Small kernels run on the calling thread and keep their lane buffers from one call to
+    // the next: nothing of one call (views of its inputs, a select's pick, a reduction's
+    // running values) may show in the next.
+    let f = |(x, c): (Tensor, Tensor)| {
+        let picked = lax::select_n(&c, &[&x * 2.0, &x + 1.0]);
+        (picked.sum(1), jnp::max(&x, 0))
+    };
+    let g = jit(f);
+    for i in 0..6 {
+        let x = random::normal(&random::key(i), &[3, 5 + i as usize % 2]);
+        let c = Tensor::from_vec(vec![i % 3 == 0], &[]);
+        let (got, want) = (g.call((x.clone(), c.clone())).unwrap(), f((x, c)));
+        assert_eq!(got.0.to_vec::<f32>(), want.0.to_vec::<f32>(), "call {i}");
+        assert_eq!(got.1.to_vec::<f32>(), want.1.to_vec::<f32>(), "call {i}");
+    }
+}
+
+#[test]
 fn outer_products_fuse_instead_of_calling_gemm() {
     // Batch dimension last in the lhs, a size-1 contraction, an f64 result type.
     let a = random::normal(&random::key(11), &[5, 1, 7]);

@@ -420,23 +420,18 @@ fn epilogue<'c>(k: &Kernel, value: &'c Col, scratch: &'c mut Col) -> &'c Col {
     }
 }
 
-/// Evaluation state of one kernel run.
-struct Run<'a> {
-    k: &'a Kernel,
-    inputs: &'a [Src],
-    order: &'a Order,
-    out: &'a Out,
-    out_strides: &'a [i64],
-    /// Current index of every loop (the vector loop: its block start).
-    idx: Vec<i64>,
-    /// Lanes in the current block.
-    width: usize,
+/// A run's lane buffers and index state, which a kernel that runs on the calling thread
+/// keeps from one call to the next: a small call spends more on allocating them than on
+/// its arithmetic.
+struct Scratch {
     /// Every node's values.
     cols: Vec<Col>,
+    /// Current index of every loop (the vector loop: its block start).
+    idx: Vec<i64>,
     /// The node whose values each node's are: itself, or the case a `select_n` with a
     /// predicate uniform over the block picked.
     alias: Vec<usize>,
-    /// Buffer offsets of the lanes of a load (scratch).
+    /// Buffer offsets of the lanes of a load.
     offs: Vec<i64>,
     /// The reduction's running values, a lane each.
     acc: Col,
@@ -444,8 +439,76 @@ struct Run<'a> {
     total: Col,
     /// The epilogue's results.
     epi: Col,
+}
+
+impl Scratch {
+    /// Buffers for a run of `k` in blocks of up to `lanes` lanes.
+    fn new(k: &Kernel, lanes: usize) -> Box<Scratch> {
+        let root_dtype = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
+        Box::new(Scratch {
+            cols: k.nodes.iter().map(|n| Col::new(n.dtype, lanes)).collect(),
+            idx: vec![0; k.loops.len()],
+            alias: (0..k.nodes.len()).collect(),
+            offs: Vec::with_capacity(lanes),
+            acc: Col::new(root_dtype, lanes),
+            total: Col::new(root_dtype, 1),
+            epi: Col::new(k.out.aval.dtype, lanes),
+        })
+    }
+
+    /// Clears what a run leaves behind: views into its inputs, and aliases.
+    fn clear(&mut self) {
+        for (i, c) in self.cols.iter_mut().enumerate() {
+            (c.len, c.view) = (0, None);
+            self.alias[i] = i;
+        }
+        self.idx.fill(0);
+    }
+}
+
+/// The [`Scratch`] a kernel keeps between calls (none while a call uses it).
+#[derive(Default)]
+pub(crate) struct Kept(std::sync::Mutex<Option<Box<Scratch>>>);
+
+impl Kept {
+    fn take(&self) -> Option<Box<Scratch>> {
+        self.0.lock().ok()?.take()
+    }
+
+    fn put(&self, mut s: Box<Scratch>) {
+        s.clear();
+        if let Ok(mut kept) = self.0.lock() {
+            *kept = Some(s);
+        }
+    }
+}
+
+impl Clone for Kept {
+    /// A copy of the kernel keeps buffers of its own.
+    fn clone(&self) -> Kept {
+        Kept::default()
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kept")
+    }
+}
+
+/// Evaluation state of one kernel run.
+struct Run<'a> {
+    k: &'a Kernel,
+    inputs: &'a [Src],
+    order: &'a Order,
+    out: &'a Out,
+    out_strides: &'a [i64],
+    /// Lanes in the current block.
+    width: usize,
     /// The loop position split over threads, and the part of it this run covers.
     split: (usize, i64, i64),
+    /// Every node's values and the loop indices.
+    s: Box<Scratch>,
 }
 
 impl Run<'_> {
@@ -465,12 +528,12 @@ impl Run<'_> {
             NodeOp::Gather { starts, window, .. } => (window, &starts[..]),
             _ => unreachable!("only loads have offsets"),
         };
-        let (start, step) = affine_at(window, &self.idx, v);
-        self.offs.clear();
-        self.offs.extend((0..w as i64).map(|l| start + step * l));
+        let (start, step) = affine_at(window, &self.s.idx, v);
+        self.s.offs.clear();
+        self.s.offs.extend((0..w as i64).map(|l| start + step * l));
         for s in starts {
-            let st = self.cols[self.alias[s.node]].get();
-            let offs = &mut self.offs[..];
+            let st = self.s.cols[self.s.alias[s.node]].get();
+            let offs = &mut self.s.offs[..];
             match st {
                 Values::I32(x) => add_starts(offs, x, s.stride, s.max, |v| v as i64),
                 Values::U32(x) => add_starts(offs, x, s.stride, s.max, |v| v as i64),
@@ -496,15 +559,15 @@ impl Run<'_> {
             NodeOp::Gather { slot, window, .. } => (*slot, window.coef[d]),
             _ => unreachable!("a strided order reduces a load"),
         };
-        self.idx[d] = 0;
+        self.s.idx[d] = 0;
         let w = self.lanes(root);
         self.lane_offsets(root, w);
         let extent = k.loops[d];
         let op = *op;
         // Runs fold straight into the accumulator when there is one per lane.
         let direct = w == self.width;
-        let acc = &mut self.acc;
-        let col = if direct { acc } else { &mut self.cols[root] };
+        let acc = &mut self.s.acc;
+        let col = if direct { acc } else { &mut self.s.cols[root] };
         let pairwise = op == ReduceOp::Sum && col.dtype.is_float();
         with_dtype!(col.dtype, T, [I32, U32, F32, F64], {
             let s = self.inputs[slot].all::<T>();
@@ -513,14 +576,14 @@ impl Run<'_> {
                 lanes.fill(T::identity(op));
             }
             with_monoid!(op, T, |id, f| {
-                reduce_runs(s, &self.offs, step, extent, pairwise, lanes, id, f)
+                reduce_runs(s, &self.s.offs, step, extent, pairwise, lanes, id, f)
             })
         });
         if direct {
-            self.acc.len = self.acc.len.max(w);
+            self.s.acc.len = self.s.acc.len.max(w);
         } else {
-            self.cols[root].len = w;
-            fold_into(op, &mut self.acc, self.cols[root].get(), self.width);
+            self.s.cols[root].len = w;
+            fold_into(op, &mut self.s.acc, self.s.cols[root].get(), self.width);
         }
         true
     }
@@ -531,7 +594,7 @@ impl Run<'_> {
         let v = self.order.vector;
         match &node.op {
             NodeOp::Lit(l) => {
-                let col = &mut self.cols[n];
+                let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     col.typed_mut::<T>(1)[0] = l.as_slice::<T>()[0]
                 })
@@ -541,9 +604,9 @@ impl Run<'_> {
                 offset,
                 clamp,
             } => {
-                let (start, step) = affine_at(offset, &self.idx, v);
+                let (start, step) = affine_at(offset, &self.s.idx, v);
                 let src = &self.inputs[*slot];
-                let col = &mut self.cols[n];
+                let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     let end = start + w as i64;
                     if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>() {
@@ -558,17 +621,17 @@ impl Run<'_> {
             }
             NodeOp::Gather { slot, .. } => {
                 self.lane_offsets(n, w);
-                let col = &mut self.cols[n];
+                let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     let src = self.inputs[*slot].all::<T>();
-                    for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&self.offs) {
+                    for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&self.s.offs) {
                         *o = src[off as usize];
                     }
                 })
             }
             NodeOp::Iota { value } => {
-                let (start, step) = affine_at(value, &self.idx, v);
-                let col = &mut self.cols[n];
+                let (start, step) = affine_at(value, &self.s.idx, v);
+                let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     for (l, o) in col.typed_mut::<T>(w).iter_mut().enumerate() {
                         *o = T::from_f64((start + step * l as i64) as f64);
@@ -576,14 +639,14 @@ impl Run<'_> {
                 })
             }
             NodeOp::InRange { value, lo, hi } => {
-                let (start, step) = affine_at(value, &self.idx, v);
-                for (l, o) in self.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
+                let (start, step) = affine_at(value, &self.s.idx, v);
+                for (l, o) in self.s.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
                     *o = (*lo..*hi).contains(&(start + step * l as i64));
                 }
             }
             NodeOp::Apply { prim, args } => {
-                let (before, rest) = self.cols.split_at_mut(n);
-                let alias = &self.alias;
+                let (before, rest) = self.s.cols.split_at_mut(n);
+                let alias = &self.s.alias;
                 let mut fixed = [Values::Bool(&[]); MAX_ARGS];
                 let many: Vec<Values>;
                 let ins: &[Values] = if args.len() <= MAX_ARGS {
@@ -609,7 +672,7 @@ impl Run<'_> {
                         n
                     }
                 };
-                self.alias[n] = target;
+                self.s.alias[n] = target;
             }
         }
     }
@@ -619,7 +682,7 @@ impl Run<'_> {
         let base = self
             .out_strides
             .iter()
-            .zip(&self.idx)
+            .zip(&self.s.idx)
             .map(|(s, i)| s * i)
             .sum();
         let step = self.out_strides.get(self.order.vector).copied();
@@ -650,7 +713,7 @@ impl Run<'_> {
             };
             let order = self.order;
             while i < end {
-                self.idx[d] = i;
+                self.s.idx[d] = i;
                 if d == self.order.vector {
                     self.width = (end - i).min(LANES as i64) as usize;
                 }
@@ -669,7 +732,7 @@ impl Run<'_> {
     /// Sets every lane of the accumulator to the reduction's identity.
     fn reset(&mut self) {
         let (op, _) = self.k.reduce.as_ref().expect("a reduction");
-        let acc = &mut self.acc;
+        let acc = &mut self.s.acc;
         with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
             let lanes = acc.buf.len_bytes() / std::mem::size_of::<T>();
             acc.typed_mut::<T>(lanes).fill(T::identity(*op))
@@ -679,13 +742,13 @@ impl Run<'_> {
 
     /// At the innermost loop: store the root, or fold it into the accumulator.
     fn innermost(&mut self) {
-        let root = self.cols[self.alias[self.cols.len() - 1]].get();
+        let root = self.s.cols[self.s.alias[self.s.cols.len() - 1]].get();
         match &self.k.reduce {
             None => {
                 let (base, step) = self.out_lanes();
                 self.out.store(root, base, step, self.width);
             }
-            Some((op, _)) => fold_into(*op, &mut self.acc, root, self.width),
+            Some((op, _)) => fold_into(*op, &mut self.s.acc, root, self.width),
         }
     }
 
@@ -694,18 +757,18 @@ impl Run<'_> {
         let (op, flags) = self.k.reduce.as_ref().expect("a reduction");
         let (base, step) = self.out_lanes();
         if flags.get(self.order.vector).copied().unwrap_or(false) {
-            let acc = &self.acc;
-            let total = &mut self.total;
+            let acc = &self.s.acc;
+            let total = &mut self.s.total;
             with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
                 let lanes = &acc.buf.as_slice::<T>()[..acc.len];
                 let pairwise = *op == ReduceOp::Sum && acc.dtype.is_float();
                 total.typed_mut::<T>(1)[0] = fold(*op, lanes, pairwise);
             });
-            let v = epilogue(self.k, &self.total, &mut self.epi);
+            let v = epilogue(self.k, &self.s.total, &mut self.s.epi);
             self.out.store(v.get(), base, 0, 1);
         } else {
-            self.acc.len = self.width;
-            let v = epilogue(self.k, &self.acc, &mut self.epi);
+            self.s.acc.len = self.width;
+            let v = epilogue(self.k, &self.s.acc, &mut self.s.epi);
             self.out.store(v.get(), base, step, self.width);
         }
     }
@@ -784,6 +847,8 @@ pub(crate) struct Prepared {
     out_strides: Vec<i64>,
     /// The kernel as a pairwise sum, run by its micro-kernel instead of the interpreter.
     pairwise: Option<Pairwise>,
+    /// Lane buffers kept between runs on the calling thread.
+    kept: Kept,
 }
 
 /// The least work (loop iterations times nodes) of a kernel split over threads.
@@ -837,6 +902,7 @@ fn prepare(k: &Kernel) -> Prepared {
         out_len: out_shape.iter().product(),
         out_strides,
         pairwise: Pairwise::detect(k),
+        kept: Kept::default(),
     }
 }
 
@@ -849,6 +915,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         out_len,
         out_strides,
         pairwise,
+        kept,
     } = k.prepared.get_or_init(|| prepare(k));
     let out_len = *out_len;
     let n = k.loops.len();
@@ -896,39 +963,29 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let inputs = &srcs[..];
     // A block never has more lanes than the vector loop.
     let lanes = k.loops.get(order.vector).map_or(1, |&e| e.min(LANES));
-    let new_run = |split: (usize, i64, i64)| Run {
+    let new_run = |split: (usize, i64, i64), scratch: Option<Box<Scratch>>| Run {
         k,
         inputs,
         order: tiled.as_ref().map_or(order, |(_, o)| o),
         out: &out,
         out_strides,
-        idx: vec![0; n],
         width: 1,
-        cols: k
-            .nodes
-            .iter()
-            .map(|node| Col::new(node.dtype, lanes))
-            .collect(),
-        alias: (0..k.nodes.len()).collect(),
-        offs: Vec::with_capacity(lanes),
-        acc: Col::new(root_dtype, lanes),
-        total: Col::new(root_dtype, 1),
-        epi: Col::new(dtype, lanes),
         split,
+        s: scratch.unwrap_or_else(|| Scratch::new(k, lanes)),
     };
     if k.loops.contains(&0) {
         if let Some((op, _)) = &k.reduce {
             // Reducing an empty loop gives the monoid's identity.
-            let mut r = new_run((0, 0, 0));
+            let mut r = new_run((0, 0, 0), None);
             with_dtype!(root_dtype, T, [I32, U32, F32, F64], {
-                r.acc.typed_mut::<T>(1)[0] = T::identity(*op)
+                r.s.acc.typed_mut::<T>(1)[0] = T::identity(*op)
             });
-            let v = epilogue(k, &r.acc, &mut r.epi);
+            let v = epilogue(k, &r.s.acc, &mut r.s.epi);
             out.store(v.get(), 0, 1, out_len);
         }
         return Array::from_buffer(dtype, &k.out.aval.shape, buffer);
     }
-    let go = |mut r: Run| {
+    let go = |mut r: Run<'_>| -> Box<Scratch> {
         for &i in &order.once {
             r.eval(i);
         }
@@ -942,6 +999,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         } else {
             r.innermost();
         }
+        r.s
     };
     let parts = rayon::current_num_threads() as i64;
     match (tiled, split) {
@@ -960,7 +1018,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
                         let mut t0 = lo;
                         while t0 < hi {
                             let t1 = (t0 + t as i64).min(hi);
-                            go(new_run((1, t0, t1)));
+                            go(new_run((1, t0, t1), None));
                             t0 = t1;
                         }
                     });
@@ -978,15 +1036,17 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
                 let mut lo = 0;
                 while lo < extent {
                     let hi = (lo + per).min(extent);
-                    let run = new_run((p, lo, hi));
-                    s.spawn(move |_| go(run));
+                    let run = new_run((p, lo, hi), None);
+                    s.spawn(move |_| {
+                        go(run);
+                    });
                     lo = hi;
                 }
             });
         }
         _ => {
             let extent0 = order.loops.first().map_or(1, |&d| k.loops[d] as i64);
-            go(new_run((0, 0, extent0)));
+            kept.put(go(new_run((0, 0, extent0), kept.take())));
         }
     }
     // The loops may be coalesced: the result has the shape of the value computed.
