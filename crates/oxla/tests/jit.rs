@@ -244,6 +244,50 @@ fn small_kernels_reuse_their_lane_buffers_across_calls() {
 }
 
 #[test]
+fn kernels_walking_several_rows_per_block_agree_with_eager() {
+    // A vector loop of a few hundred lanes makes a kernel walk groups of rows per block:
+    // rows of 200 lanes in groups of 5, 301 rows leaving a partial last group.
+    let key = |i| random::key(i);
+    let x = random::normal(&key(5), &[301, 200]);
+    let b = random::normal(&key(6), &[200]);
+    let y = random::normal(&key(7), &[200, 301]);
+    let z = random::normal(&key(8), &[50, 500]);
+    let w = random::normal(&key(9), &[200, 200]);
+    type F = fn(&[Tensor]) -> Tensor;
+    let cases: [(&str, F); 6] = [
+        // b is tiled across the rows of a block.
+        ("bias", |a| jnp::tanh(&(&a[0] + &a[1]))),
+        // Rows of a transposed operand lie apart.
+        ("transposed operand", |a| a[2].t() + &a[1]),
+        // Rows of the result lie apart.
+        ("transposed result", |a| (&a[3] * 2.0).t()),
+        ("iota", |a| {
+            let iota = jnp::arange(200 * 301).reshape(&[200, 301]).t();
+            &a[0] * &jnp::arange(200).astype(DType::F32) + iota.astype(DType::F32)
+        }),
+        ("select", |a| {
+            jnp::where_(jnp::greater(&a[0], 0.0), &a[0], &a[1])
+        }),
+        // The product dies in the kernel, which writes over it.
+        ("in place", |a| {
+            jnp::exp(&(jnp::matmul(&a[0], &a[4]) * 0.01 + &a[1]))
+        }),
+    ];
+    let args = vec![x, b, y, z, w];
+    for (name, f) in cases {
+        let got = jit(|a: Vec<Tensor>| f(&a)).call(args.clone()).unwrap();
+        let want = f(&args);
+        assert_eq!(got.shape(), want.shape(), "{name}");
+        for (g, w) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+            assert!(
+                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                "{name}: {g} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
 fn outer_products_fuse_instead_of_calling_gemm() {
     // Batch dimension last in the lhs, a size-1 contraction, an f64 result type.
     let a = random::normal(&random::key(11), &[5, 1, 7]);

@@ -31,6 +31,9 @@ struct Order {
     loops: Vec<usize>,
     /// The vectorised loop.
     vector: usize,
+    /// Iterations of the innermost loop walked together in one block, side by side after
+    /// the vector loop's lanes (1: one at a time); see [`rows`].
+    rows: usize,
     /// The nodes evaluated on entering each loop position.
     at: Vec<Vec<usize>>,
     /// The nodes that depend on no loop, evaluated once.
@@ -79,6 +82,29 @@ fn order(k: &Kernel) -> Order {
     Order::new(k, vector, loops)
 }
 
+/// Rows of the innermost loop to walk in one block: a short vector loop (a bias added to
+/// rows of 256) would otherwise run a block of few lanes per row, and pay each node's
+/// dispatch per row. Lane `r * e + c` of a block is then row `r`, element `c` of the
+/// vector loop (of extent `e`). Only kernels without a reduction or gather whose nodes
+/// all depend on the vector loop if they depend on the innermost one: a node of the
+/// vector loop alone is tiled across the rows once, where it is evaluated.
+fn rows(k: &Kernel, order: &Order) -> usize {
+    let (Some(&u), v) = (order.loops.last(), order.vector) else {
+        return 1;
+    };
+    let e = k.loops[v];
+    let fits = k.reduce.is_none() && u != v && e > 0 && e <= LANES / 2;
+    let simple = k.nodes.iter().all(|node| {
+        let on = |d: usize| node.deps & (1 << d) != 0;
+        !matches!(node.op, NodeOp::Gather { .. }) && (on(v) || !on(u))
+    });
+    if fits && simple {
+        (LANES / e).min(k.loops[u]).max(1)
+    } else {
+        1
+    }
+}
+
 impl Order {
     /// The order walking `loops` (outermost first) with `vector` vectorised.
     fn new(k: &Kernel, vector: usize, loops: Vec<usize>) -> Order {
@@ -119,9 +145,22 @@ impl Order {
         Order {
             loops,
             vector,
+            rows: 1,
             at,
             once,
             strided,
+        }
+    }
+
+    /// The steps one iteration of loop `d` takes: a block of lanes of the vector loop, a
+    /// group of rows of the innermost loop, else one.
+    fn step(&self, d: usize) -> usize {
+        if d == self.vector {
+            LANES
+        } else if self.rows > 1 && self.loops.last() == Some(&d) {
+            self.rows
+        } else {
+            1
         }
     }
 
@@ -197,6 +236,17 @@ impl Col {
             };
             T::wrap(lanes)
         })
+    }
+
+    /// The first `w` lanes, or the one value that stands for every lane. (A node tiled
+    /// for a full group of rows has more lanes than a last, partial group reads.)
+    fn first(&self, w: usize) -> Values<'_> {
+        let v = self.get();
+        if v.len() > w {
+            with_dtype!(self.dtype, T, T::wrap(&T::slice(v)[..w]))
+        } else {
+            v
+        }
     }
 
     /// Reads `lanes` where they lie (no copy).
@@ -520,6 +570,16 @@ impl Run<'_> {
         }
     }
 
+    /// For blocks of several rows: the vector loop's extent (lanes per row) and `a`'s step
+    /// from one row to the next, when the rows' lanes do not continue one another along
+    /// `a`'s own lane step (`None`: lane `l` is at `start + step * l`).
+    fn rows_apart(&self, a: &Affine, step: i64) -> Option<(usize, i64)> {
+        let u = *self.order.loops.last()?;
+        let e = self.k.loops[self.order.vector];
+        let row = a.coef.get(u).copied().unwrap_or(0);
+        (self.order.rows > 1 && row != e as i64 * step).then_some((e, row))
+    }
+
     /// Fills `offs` with the buffer offsets of a load or gather node's lanes.
     fn lane_offsets(&mut self, n: usize, w: usize) {
         let v = self.order.vector;
@@ -605,11 +665,18 @@ impl Run<'_> {
                 clamp,
             } => {
                 let (start, step) = affine_at(offset, &self.s.idx, v);
+                let apart = self.rows_apart(offset, step);
                 let src = &self.inputs[*slot];
                 let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     let end = start + w as i64;
-                    if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>() {
+                    if let Some((e, row)) = apart.filter(|_| w > 1) {
+                        // Each row of the block apart (or the same one, tiled).
+                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
+                            load(src, start + row * r as i64, step, *clamp, lanes);
+                        }
+                    } else if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>()
+                    {
                         // Contiguous lanes: read where they lie. In the buffer written in
                         // place, they are the lanes this block stores, once every node
                         // has read them.
@@ -631,17 +698,21 @@ impl Run<'_> {
             }
             NodeOp::Iota { value } => {
                 let (start, step) = affine_at(value, &self.s.idx, v);
+                let (e, row) = self.rows_apart(value, step).unwrap_or((usize::MAX, 0));
+                let at = |l: usize| start + row * (l / e) as i64 + step * (l % e) as i64;
                 let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     for (l, o) in col.typed_mut::<T>(w).iter_mut().enumerate() {
-                        *o = T::from_f64((start + step * l as i64) as f64);
+                        *o = T::from_f64(at(l) as f64);
                     }
                 })
             }
             NodeOp::InRange { value, lo, hi } => {
                 let (start, step) = affine_at(value, &self.s.idx, v);
+                let (e, row) = self.rows_apart(value, step).unwrap_or((usize::MAX, 0));
+                let at = |l: usize| start + row * (l / e) as i64 + step * (l % e) as i64;
                 for (l, o) in self.s.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
-                    *o = (*lo..*hi).contains(&(start + step * l as i64));
+                    *o = (*lo..*hi).contains(&at(l));
                 }
             }
             NodeOp::Apply { prim, args } => {
@@ -651,11 +722,11 @@ impl Run<'_> {
                 let many: Vec<Values>;
                 let ins: &[Values] = if args.len() <= MAX_ARGS {
                     for (f, &a) in fixed.iter_mut().zip(args) {
-                        *f = before[alias[a]].get();
+                        *f = before[alias[a]].first(w);
                     }
                     &fixed[..args.len()]
                 } else {
-                    many = args.iter().map(|&a| before[alias[a]].get()).collect();
+                    many = args.iter().map(|&a| before[alias[a]].first(w)).collect();
                     &many
                 };
                 let uniform = match ins[0] {
@@ -702,11 +773,7 @@ impl Run<'_> {
             self.reset();
         }
         if !self.strided_reduction(p) {
-            let step = if d == self.order.vector {
-                LANES as i64
-            } else {
-                1
-            };
+            let step = self.order.step(d) as i64;
             let (mut i, end) = match self.split {
                 (q, lo, hi) if q == p => (lo, hi),
                 _ => (0, extent),
@@ -715,7 +782,10 @@ impl Run<'_> {
             while i < end {
                 self.s.idx[d] = i;
                 if d == self.order.vector {
-                    self.width = (end - i).min(LANES as i64) as usize;
+                    self.width = (end - i).min(LANES as i64) as usize * self.order.rows;
+                } else if step > 1 {
+                    // A group of rows, each the vector loop's lanes.
+                    self.width = k.loops[self.order.vector] * (end - i).min(step) as usize;
                 }
                 for &n in &order.at[p] {
                     self.eval(n);
@@ -746,7 +816,19 @@ impl Run<'_> {
         match &self.k.reduce {
             None => {
                 let (base, step) = self.out_lanes();
-                self.out.store(root, base, step, self.width);
+                let rows = self.order.loops.last().filter(|_| self.order.rows > 1);
+                let e = rows.map_or(1, |_| self.k.loops[self.order.vector]);
+                match rows.map(|&u| self.out_strides[u]) {
+                    Some(row) if row != e as i64 * step && root.len() > 1 => {
+                        for r in 0..self.width / e {
+                            let lanes = with_dtype!(root.dtype(), T, {
+                                T::wrap(&T::slice(root)[r * e..(r + 1) * e])
+                            });
+                            self.out.store(lanes, base + row * r as i64, step, e);
+                        }
+                    }
+                    _ => self.out.store(root, base, step, self.width),
+                }
             }
             Some((op, _)) => fold_into(*op, &mut self.s.acc, root, self.width),
         }
@@ -855,7 +937,8 @@ pub(crate) struct Prepared {
 const PARALLEL_WORK: usize = 1 << 18;
 
 fn prepare(k: &Kernel) -> Prepared {
-    let order = order(k);
+    let mut order = order(k);
+    order.rows = rows(k, &order);
     let n = k.loops.len();
     let out_shape: Vec<usize> = (0..n)
         .filter(|&d| !k.reduced(d))
@@ -885,8 +968,7 @@ fn prepare(k: &Kernel) -> Prepared {
     let parts = rayon::current_num_threads();
     let steps_at = |p: usize| {
         let d = order.loops[p];
-        let step = if d == order.vector { LANES } else { 1 };
-        k.loops[d].div_ceil(step)
+        k.loops[d].div_ceil(order.step(d))
     };
     let open: Vec<usize> = (0..n).take_while(|&p| !k.reduced(order.loops[p])).collect();
     let split = open
@@ -962,7 +1044,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     }
     let inputs = &srcs[..];
     // A block never has more lanes than the vector loop.
-    let lanes = k.loops.get(order.vector).map_or(1, |&e| e.min(LANES));
+    let lanes = k.loops.get(order.vector).map_or(1, |&e| e.min(LANES)) * order.rows;
     let new_run = |split: (usize, i64, i64), scratch: Option<Box<Scratch>>| Run {
         k,
         inputs,
@@ -1029,7 +1111,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         (None, &Some(p)) => {
             let d = order.loops[p];
             let extent = k.loops[d] as i64;
-            let step = if d == order.vector { LANES as i64 } else { 1 };
+            let step = order.step(d) as i64;
             let steps = (extent + step - 1) / step;
             let per = (steps + parts - 1) / parts * step;
             rayon::scope(|s| {
