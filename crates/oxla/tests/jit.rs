@@ -253,8 +253,13 @@ fn kernels_walking_several_rows_per_block_agree_with_eager() {
     let y = random::normal(&key(7), &[200, 301]);
     let z = random::normal(&key(8), &[50, 500]);
     let w = random::normal(&key(9), &[200, 200]);
+    let (y3, x3) = (
+        random::normal(&key(10), &[3, 5, 256]),
+        random::normal(&key(11), &[3, 256]),
+    );
+    let never = Tensor::from_vec(vec![false], &[]);
     type F = fn(&[Tensor]) -> Tensor;
-    let cases: [(&str, F); 6] = [
+    let cases: [(&str, F); 8] = [
         // b is tiled across the rows of a block.
         ("bias", |a| jnp::tanh(&(&a[0] + &a[1]))),
         // Rows of a transposed operand lie apart.
@@ -272,8 +277,14 @@ fn kernels_walking_several_rows_per_block_agree_with_eager() {
         ("in place", |a| {
             jnp::exp(&(jnp::matmul(&a[0], &a[4]) * 0.01 + &a[1]))
         }),
+        // A node of a middle loop, evaluated for a full group of rows (4 + 1 here).
+        ("middle loop", |a| &a[5] + &a[6].reshape(&[3, 1, 256])),
+        // One value stored for every lane, in rows that lie apart.
+        ("uniform", |a| {
+            lax::select_n(&a[7], &[jnp::zeros(&[500, 50]), a[3].t()])
+        }),
     ];
-    let args = vec![x, b, y, z, w];
+    let args = vec![x, b, y, z, w, y3, x3, never];
     for (name, f) in cases {
         let got = jit(|a: Vec<Tensor>| f(&a)).call(args.clone()).unwrap();
         let want = f(&args);

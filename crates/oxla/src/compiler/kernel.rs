@@ -212,7 +212,7 @@ struct Col {
 
 // SAFETY: a view points into an input buffer that outlives the run, and that nothing
 // writes during it but the run's own stores of the lanes it viewed (in place); each Col
-// belongs to one thread's run.
+// belongs to one thread's run, and a Col kept for the next run has its view cleared.
 unsafe impl Send for Col {}
 
 impl Col {
@@ -563,21 +563,33 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn lanes(&self, node: usize) -> usize {
-        if self.k.nodes[node].deps & (1 << self.order.vector) != 0 {
-            self.width
-        } else {
-            1
+        let deps = self.k.nodes[node].deps;
+        let on = |d: usize| deps & (1 << d) != 0;
+        match self.order.loops.last() {
+            _ if !on(self.order.vector) => 1,
+            // Evaluated above the rows: tiled for a full group, whatever group comes next.
+            Some(&u) if self.order.rows > 1 && !on(u) => {
+                self.k.loops[self.order.vector] * self.order.rows
+            }
+            _ => self.width,
         }
     }
 
-    /// For blocks of several rows: the vector loop's extent (lanes per row) and `a`'s step
-    /// from one row to the next, when the rows' lanes do not continue one another along
-    /// `a`'s own lane step (`None`: lane `l` is at `start + step * l`).
-    fn rows_apart(&self, a: &Affine, step: i64) -> Option<(usize, i64)> {
+    /// For blocks of several rows: the vector loop's extent (lanes per row) and the step
+    /// from one row to the next along `coef` (an index map's coefficients, or the result's
+    /// strides), when the rows' lanes do not continue one another along the lane step
+    /// `step` (`None`: lane `l` is at `start + step * l`).
+    fn rows_apart(&self, coef: &[i64], step: i64) -> Option<(usize, i64)> {
         let u = *self.order.loops.last()?;
         let e = self.k.loops[self.order.vector];
-        let row = a.coef.get(u).copied().unwrap_or(0);
+        let row = coef.get(u).copied().unwrap_or(0);
         (self.order.rows > 1 && row != e as i64 * step).then_some((e, row))
+    }
+
+    /// The index `a` gives lane `l` of the block: `start + step * l`, or row by row.
+    fn lane_index(&self, a: &Affine, start: i64, step: i64) -> impl Fn(usize) -> i64 {
+        let (e, row) = self.rows_apart(&a.coef, step).unwrap_or((usize::MAX, 0));
+        move |l| start + row * (l / e) as i64 + step * (l % e) as i64
     }
 
     /// Fills `offs` with the buffer offsets of a load or gather node's lanes.
@@ -665,7 +677,7 @@ impl Run<'_> {
                 clamp,
             } => {
                 let (start, step) = affine_at(offset, &self.s.idx, v);
-                let apart = self.rows_apart(offset, step);
+                let apart = self.rows_apart(&offset.coef, step);
                 let src = &self.inputs[*slot];
                 let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
@@ -698,8 +710,7 @@ impl Run<'_> {
             }
             NodeOp::Iota { value } => {
                 let (start, step) = affine_at(value, &self.s.idx, v);
-                let (e, row) = self.rows_apart(value, step).unwrap_or((usize::MAX, 0));
-                let at = |l: usize| start + row * (l / e) as i64 + step * (l % e) as i64;
+                let at = self.lane_index(value, start, step);
                 let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     for (l, o) in col.typed_mut::<T>(w).iter_mut().enumerate() {
@@ -709,8 +720,7 @@ impl Run<'_> {
             }
             NodeOp::InRange { value, lo, hi } => {
                 let (start, step) = affine_at(value, &self.s.idx, v);
-                let (e, row) = self.rows_apart(value, step).unwrap_or((usize::MAX, 0));
-                let at = |l: usize| start + row * (l / e) as i64 + step * (l % e) as i64;
+                let at = self.lane_index(value, start, step);
                 for (l, o) in self.s.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
                     *o = (*lo..*hi).contains(&at(l));
                 }
@@ -816,18 +826,20 @@ impl Run<'_> {
         match &self.k.reduce {
             None => {
                 let (base, step) = self.out_lanes();
-                let rows = self.order.loops.last().filter(|_| self.order.rows > 1);
-                let e = rows.map_or(1, |_| self.k.loops[self.order.vector]);
-                match rows.map(|&u| self.out_strides[u]) {
-                    Some(row) if row != e as i64 * step && root.len() > 1 => {
+                match self.rows_apart(self.out_strides, step) {
+                    Some((e, row)) => {
                         for r in 0..self.width / e {
-                            let lanes = with_dtype!(root.dtype(), T, {
-                                T::wrap(&T::slice(root)[r * e..(r + 1) * e])
-                            });
+                            let lanes = if root.len() == 1 {
+                                root
+                            } else {
+                                with_dtype!(root.dtype(), T, {
+                                    T::wrap(&T::slice(root)[r * e..(r + 1) * e])
+                                })
+                            };
                             self.out.store(lanes, base + row * r as i64, step, e);
                         }
                     }
-                    _ => self.out.store(root, base, step, self.width),
+                    None => self.out.store(root, base, step, self.width),
                 }
             }
             Some((op, _)) => fold_into(*op, &mut self.s.acc, root, self.width),
@@ -882,13 +894,13 @@ impl Out {
         with_dtype!(self.dtype, T, {
             let s = T::slice(v);
             let p = self.buf as *mut T;
+            // SAFETY: `base` is in bounds (checked above).
+            let at = unsafe { p.add(base as usize) };
+            if (step == 1 || width == 1) && s.len() >= width && std::ptr::eq(s.as_ptr(), at) {
+                // The lanes were read in place from this very run: already stored.
+                return;
+            }
             if step == 1 && s.len() >= width {
-                // SAFETY: `base` is in bounds (checked above).
-                let at = unsafe { p.add(base as usize) };
-                if std::ptr::eq(s.as_ptr(), at) {
-                    // The lanes were read in place from this very run: already stored.
-                    return;
-                }
                 // SAFETY: as below, for the contiguous run `base..=last`, which `s` (a
                 // different run, or another buffer) does not overlap.
                 let run = unsafe { std::slice::from_raw_parts_mut(at, width) };

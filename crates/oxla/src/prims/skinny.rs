@@ -72,7 +72,8 @@ pub(super) fn product(
     if n <= SMALL && a.s[0] == 1 && m >= 2 * L {
         with_columns(n, a, b, k, out);
         true
-    } else if n <= SMALL && a.s[1] == 1 && m >= ROW_GROUP {
+    } else if (2..=SMALL).contains(&n) && a.s[1] == 1 && m >= ROW_GROUP {
+        // (A single column is a matrix-vector product, which gemm vectorises along k.)
         few_columns_by_rows(a, b, [m, k, n], out);
         true
     } else if k <= SMALL && n >= L {
