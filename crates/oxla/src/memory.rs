@@ -196,6 +196,10 @@ pub fn set_memory_limit(bytes: Option<usize>) {
         bytes.map_or(UNLIMITED, |b| b.min(UNLIMITED - 1)),
         Ordering::Relaxed,
     );
+    if bytes.is_some() {
+        // Held buffers are outside every plan: a limit holds none.
+        release_held();
+    }
 }
 
 /// Bytes of freed large buffers (4 MiB and more) that oxla holds for reuse.
@@ -203,8 +207,10 @@ pub fn set_memory_limit(bytes: Option<usize>) {
 /// A program called again allocates the same large results as before; the buffers the
 /// caller dropped are handed out again, their pages already mapped, instead of memory
 /// fresh from the system that must be faulted in and cleared page by page. An allocation
-/// no held buffer fits releases them all first, so holding them never raises a call's
-/// peak above its plan; between calls they stay resident until [`release_held`].
+/// of 4 MiB or more that no held buffer fits releases them all first, so holding never
+/// raises the peak of large buffers; until then the held bytes stay resident, outside
+/// every plan, and [`release_held`] returns them. While a memory limit is in force
+/// ([`set_memory_limit`], `OXLA_MEMORY_LIMIT`) nothing is held.
 ///
 /// ```
 /// use oxla::{jit, memory, numpy as jnp, Tensor};

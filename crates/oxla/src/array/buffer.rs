@@ -47,9 +47,10 @@ fn advise_huge_pages(_: *mut u8, _: usize) {}
 /// page fault and a clearing of every page before the first write — for per-example
 /// gradients, as long as writing them. A buffer of the exact size a large allocation
 /// asks for is handed out again, its pages already mapped. On a miss every held buffer
-/// is released first, so holding them never raises the peak: between two misses the
-/// held and the live large buffers together take no more than the live ones did at the
-/// first of them.
+/// is released first, so holding never raises the peak of large buffers: between two
+/// misses the held and the live ones together take no more than the live ones did at the
+/// first of them. Held bytes are resident memory outside every plan until then, so
+/// nothing is held while a memory limit is in force.
 static HELD: Mutex<Held> = Mutex::new(Held {
     buffers: Vec::new(),
     bytes: 0,
@@ -78,9 +79,10 @@ impl Held {
         None
     }
 
-    /// Keeps a freed allocation, unless that would pass [`HELD_LIMIT`].
+    /// Keeps a freed allocation, unless that would pass [`HELD_LIMIT`] or a memory limit
+    /// is in force.
     fn keep(&mut self, ptr: NonNull<u8>, bytes: usize) -> bool {
-        let room = self.bytes + bytes <= HELD_LIMIT;
+        let room = self.bytes + bytes <= HELD_LIMIT && crate::memory::memory_limit().is_none();
         if room {
             self.buffers.push((ptr, bytes));
             self.bytes += bytes;
