@@ -2,21 +2,10 @@
 //! pass recomputes each chunk's forward pass, so it holds one chunk's residuals, not all.
 //! One test in its own process, so that the peak RSS is this test's.
 
-use oxla::{grad, numpy as jnp, random, vmap, Tensor};
+mod rss;
 
-/// This process's resident and peak resident bytes (Linux).
-fn rss() -> (usize, usize) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<usize>().ok())
-            .map_or(0, |kib| kib * 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
+use oxla::{grad, numpy as jnp, random, vmap, Tensor};
+use rss::{peak_rss, rss};
 
 #[test]
 fn grad_of_chunked_vmap_stays_near_its_plan() {
@@ -49,9 +38,9 @@ fn grad_of_chunked_vmap_stays_near_its_plan() {
         unchunked.peak_bytes,
         chunked.peak_bytes
     );
-    let (before, _) = rss();
+    let before = rss();
     let g = oxla::jit(step(Some(64))).call(args).unwrap();
-    let (_, peak) = rss();
+    let peak = peak_rss();
     assert!(g.to_vec::<f32>().iter().all(|v| v.is_finite()));
     let grew = peak.saturating_sub(before);
     println!(

@@ -1,11 +1,13 @@
 //! jit: compile cache, ahead-of-time lowering, simplification, memory plans, composition.
 
+mod rss;
 #[path = "../examples/seeds/mod.rs"]
 mod seeds;
 
 use oxla::memory::BufferKind;
 use oxla::prims::{GatherDims, GatherMode};
 use oxla::{grad, jit, lax, make_jaxpr, numpy as jnp, random, vmap, DType, Tensor};
+use rss::{peak_rss, reset_peak_rss};
 
 #[test]
 fn jit_matches_eager_and_caches_by_avals() {
@@ -488,33 +490,6 @@ fn compiled_programs_check_their_avals() {
         .compile()
         .unwrap();
     let _ = c.call(jnp::ones(&[4]));
-}
-
-/// Peak resident memory of this process so far, in bytes (Linux).
-fn peak_rss() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kib = |key: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<usize>().ok())
-            .unwrap_or(0)
-    };
-    kib("VmHWM:") * 1024
-}
-
-/// Resident memory now, in bytes, after resetting the peak to it (Linux `clear_refs`).
-fn reset_peak_rss() -> usize {
-    std::fs::write("/proc/self/clear_refs", "5").expect("can reset the peak RSS");
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(0)
-        * 1024
 }
 
 /// Runs one program (in a child process started by the test below) and prints its planned

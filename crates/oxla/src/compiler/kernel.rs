@@ -588,8 +588,11 @@ impl Run<'_> {
 
     /// The index `a` gives lane `l` of the block: `start + step * l`, or row by row.
     fn lane_index(&self, a: &Affine, start: i64, step: i64) -> impl Fn(usize) -> i64 {
-        let (e, row) = self.rows_apart(&a.coef, step).unwrap_or((usize::MAX, 0));
-        move |l| start + row * (l / e) as i64 + step * (l % e) as i64
+        let apart = self.rows_apart(&a.coef, step);
+        move |l| match apart {
+            Some((e, row)) => start + row * (l / e) as i64 + step * (l % e) as i64,
+            None => start + step * l as i64,
+        }
     }
 
     /// Fills `offs` with the buffer offsets of a load or gather node's lanes.
@@ -1014,7 +1017,6 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let out_len = *out_len;
     let n = k.loops.len();
     let dtype = k.out.aval.dtype;
-    let root_dtype = k.nodes.last().map_or(dtype, |n| n.dtype);
     let bytes = out_len * dtype.size();
     if let Some(p) = pairwise {
         let mut buffer = Buffer::zeroed(bytes);
@@ -1071,7 +1073,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         if let Some((op, _)) = &k.reduce {
             // Reducing an empty loop gives the monoid's identity.
             let mut r = new_run((0, 0, 0), None);
-            with_dtype!(root_dtype, T, [I32, U32, F32, F64], {
+            with_dtype!(r.s.acc.dtype, T, [I32, U32, F32, F64], {
                 r.s.acc.typed_mut::<T>(1)[0] = T::identity(*op)
             });
             let v = epilogue(k, &r.s.acc, &mut r.s.epi);
