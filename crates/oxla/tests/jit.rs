@@ -260,8 +260,12 @@ fn kernels_walking_several_rows_per_block_agree_with_eager() {
         random::normal(&key(11), &[3, 256]),
     );
     let never = Tensor::from_vec(vec![false], &[]);
+    let (s, q) = (
+        random::normal(&key(12), &[301]),
+        random::normal(&key(13), &[301, 10]),
+    );
     type F = fn(&[Tensor]) -> Tensor;
-    let cases: [(&str, F); 8] = [
+    let cases: [(&str, F); 12] = [
         // b is tiled across the rows of a block.
         ("bias", |a| jnp::tanh(&(&a[0] + &a[1]))),
         // Rows of a transposed operand lie apart.
@@ -285,8 +289,24 @@ fn kernels_walking_several_rows_per_block_agree_with_eager() {
         ("uniform", |a| {
             lax::select_n(&a[7], &[jnp::zeros(&[500, 50]), a[3].t()])
         }),
+        // A value per row, repeated along it: loaded, and computed from a load.
+        ("per row", |a| {
+            &a[0] * jnp::exp(&a[8]).reshape(&[301, 1]) + &a[1]
+        }),
+        // Rows of 10 lanes, a block of 102 of them, with values per row.
+        ("short rows", |a| {
+            jnp::exp(&(&a[9] - a[8].reshape(&[301, 1]))) * a[8].reshape(&[301, 1])
+        }),
+        ("iota per row", |a| {
+            &a[9] + jnp::arange(301).astype(DType::F32).reshape(&[301, 1])
+        }),
+        // Per-row values from two buffers, picked by a range test per row.
+        ("concatenated per row", |a| {
+            let halves = [a[8].index(0..100), a[8].index(100..301)];
+            &a[9] * jnp::concatenate(&halves, 0).reshape(&[301, 1])
+        }),
     ];
-    let args = vec![x, b, y, z, w, y3, x3, never];
+    let args = vec![x, b, y, z, w, y3, x3, never, s, q];
     for (name, f) in cases {
         let got = jit(|a: Vec<Tensor>| f(&a)).call(args.clone()).unwrap();
         let want = f(&args);

@@ -47,6 +47,16 @@ struct Order {
 /// loads and stores are contiguous and long loops.
 fn order(k: &Kernel) -> Order {
     let n = k.loops.len();
+    // The lanes of a block along `d`: short last loops walk several rows per block when
+    // the kernel allows it (see [`rows`]), the loop before them giving the rows.
+    let lanes = |d: usize| {
+        let e = k.loops[d];
+        if d + 1 == n && d > 0 && e <= LANES / 2 && rowwise(k) {
+            (e * k.loops[d - 1]).min(LANES)
+        } else {
+            e.min(LANES)
+        }
+    };
     let score = |d: usize| {
         let mut s = 0.0;
         for node in &k.nodes {
@@ -64,8 +74,7 @@ fn order(k: &Kernel) -> Order {
         if k.reduce.is_none() && d + 1 == n {
             s += 4.0;
         }
-        let extent = k.loops[d] as f64;
-        s * extent.min(LANES as f64).sqrt()
+        s * (lanes(d) as f64).sqrt()
     };
     let vector = (0..n)
         .max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
@@ -85,24 +94,28 @@ fn order(k: &Kernel) -> Order {
 /// Rows of the innermost loop to walk in one block: a short vector loop (a bias added to
 /// rows of 256) would otherwise run a block of few lanes per row, and pay each node's
 /// dispatch per row. Lane `r * e + c` of a block is then row `r`, element `c` of the
-/// vector loop (of extent `e`). Only kernels without a reduction or gather whose nodes
-/// all depend on the vector loop if they depend on the innermost one: a node of the
-/// vector loop alone is tiled across the rows once, where it is evaluated.
+/// vector loop (of extent `e`). A node of the vector loop alone is tiled across the rows
+/// once, where it is evaluated; a node of the rows alone (a value per row, broadcast
+/// along the vector loop) holds every lane, its value repeated along each row.
 fn rows(k: &Kernel, order: &Order) -> usize {
     let (Some(&u), v) = (order.loops.last(), order.vector) else {
         return 1;
     };
     let e = k.loops[v];
-    let fits = k.reduce.is_none() && u != v && e > 0 && e <= LANES / 2;
-    let simple = k.nodes.iter().all(|node| {
-        let on = |d: usize| node.deps & (1 << d) != 0;
-        !matches!(node.op, NodeOp::Gather { .. }) && (on(v) || !on(u))
-    });
-    if fits && simple {
+    if rowwise(k) && u != v && e > 0 && e <= LANES / 2 {
         (LANES / e).min(k.loops[u]).max(1)
     } else {
         1
     }
+}
+
+/// Whether a kernel may walk several rows per block: one without a reduction or gather.
+fn rowwise(k: &Kernel) -> bool {
+    k.reduce.is_none()
+        && !k
+            .nodes
+            .iter()
+            .any(|node| matches!(node.op, NodeOp::Gather { .. }))
 }
 
 impl Order {
@@ -565,12 +578,13 @@ impl Run<'_> {
     fn lanes(&self, node: usize) -> usize {
         let deps = self.k.nodes[node].deps;
         let on = |d: usize| deps & (1 << d) != 0;
+        let rows = self.order.rows > 1;
         match self.order.loops.last() {
+            // A value per row, repeated along it.
+            Some(&u) if rows && on(u) && !on(self.order.vector) => self.width,
             _ if !on(self.order.vector) => 1,
             // Evaluated above the rows: tiled for a full group, whatever group comes next.
-            Some(&u) if self.order.rows > 1 && !on(u) => {
-                self.k.loops[self.order.vector] * self.order.rows
-            }
+            Some(&u) if rows && !on(u) => self.k.loops[self.order.vector] * self.order.rows,
             _ => self.width,
         }
     }
@@ -685,7 +699,22 @@ impl Run<'_> {
                 let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     let end = start + w as i64;
-                    if let Some((e, row)) = apart.filter(|_| w > 1) {
+                    let rows = apart.filter(|_| w > 1);
+                    if let Some((e, row)) =
+                        rows.filter(|_| step == 0 && !src.written && src.len::<T>() > 0)
+                    {
+                        // A value per row, repeated along it.
+                        let s = src.all::<T>();
+                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
+                            let at = start + row * r as i64;
+                            let at = if *clamp {
+                                at.clamp(0, s.len() as i64 - 1)
+                            } else {
+                                at
+                            };
+                            lanes.fill(s[at as usize]);
+                        }
+                    } else if let Some((e, row)) = rows {
                         // Each row of the block apart (or the same one, tiled).
                         for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
                             load(src, start + row * r as i64, step, *clamp, lanes);
