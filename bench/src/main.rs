@@ -2,6 +2,7 @@
 //! alternating, with medians, ratios, peak memory and whether the results agree.
 //!
 //! `cargo run --release -p oxla-bench -- all [--quick] [--repeat K] [--python PATH]`
+//! (workloads that take under 30 s get up to 3K runs: the short ones are the noisiest)
 //!
 //! Each measurement runs in a child process of its own, so that its peak RSS is its own.
 //! The JAX side runs the scripts in `bench/jax/` (copies of `shared/jax-reference/`).
@@ -15,6 +16,7 @@ mod workloads;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use clap::{Arg, ArgAction};
 
@@ -35,7 +37,9 @@ fn main() {
                 .long("repeat")
                 .default_value("3")
                 .value_parser(clap::value_parser!(usize))
-                .help("alternating runs of each side"),
+                .help(
+                    "alternating runs of each side (short workloads get up to three times as many)",
+                ),
         )
         .arg(
             Arg::new("python")
@@ -78,18 +82,30 @@ fn main() {
     let repeat = *cli.get_one::<usize>("repeat").expect("defaulted");
     let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("jax");
     println!(
-        "{:<14} {:>12} {:>12} {:>7} {:>10} {:>10}  agree  target",
-        "workload", "oxla", "JAX", "ratio", "oxla RSS", "JAX RSS"
+        "{:<14} {:>12} {:>12} {:>7} {:>5} {:>10} {:>10}  agree  target",
+        "workload", "oxla", "JAX", "ratio", "runs", "oxla RSS", "JAX RSS"
     );
     for w in chosen {
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
-        for _ in 0..repeat {
+        let start = Instant::now();
+        while more_runs(ours.len(), repeat, start.elapsed()) {
             ours.push(run_oxla(w, quick));
             theirs.push(run_jax(w, quick, &python, &scripts));
         }
         print_row(w, &mut ours, &mut theirs);
     }
+}
+
+/// Seconds of alternating runs under which a workload is run again past `--repeat`.
+const SHORT_WORKLOAD: Duration = Duration::from_secs(30);
+
+/// Whether a workload gets another pair of runs, after `done` pairs that took `spent`:
+/// at least `repeat`, and up to three times as many while they take under
+/// [`SHORT_WORKLOAD`]. The short workloads (gradients, dispatch) swing most with the
+/// machine, and a median of more pairs costs them a few seconds.
+fn more_runs(done: usize, repeat: usize, spent: Duration) -> bool {
+    done < repeat || (done < 3 * repeat && spent < SHORT_WORKLOAD)
 }
 
 fn find(name: &str) -> &'static Workload {
@@ -181,14 +197,29 @@ fn print_row(w: &Workload, ours: &mut [Measure], theirs: &mut [Measure]) {
         _ => "-".to_string(),
     };
     println!(
-        "{:<14} {:>12} {:>12} {:>7.3} {:>10} {:>10}  {:<5}  <= {}",
+        "{:<14} {:>12} {:>12} {:>7.3} {:>5} {:>10} {:>10}  {:<5}  <= {}",
         w.name,
         w.unit.show(a),
         w.unit.show(b),
         a / b,
+        ours.len(),
         rss(ours),
         rss(theirs),
         agree,
         w.target
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_workloads_run_up_to_three_times_the_repeats() {
+        let s = Duration::from_secs;
+        assert!(more_runs(2, 3, s(100)), "--repeat is a minimum");
+        assert!(more_runs(3, 3, s(10)));
+        assert!(!more_runs(3, 3, s(31)), "a long workload stops at --repeat");
+        assert!(!more_runs(9, 3, s(1)), "at most three times --repeat");
+    }
 }
