@@ -16,11 +16,6 @@ pub(super) const WORTH_WAKING: usize = 1 << 20;
 /// Whether some program already keeps the pool awake (programs nest: a loop's body).
 static AWAKE: AtomicBool = AtomicBool::new(false);
 
-/// Whether a program keeps the pool awake now (its other threads poll for work).
-pub(super) fn pool_awake() -> bool {
-    AWAKE.load(Ordering::Acquire)
-}
-
 /// Sets its flag when dropped, also when the program panics, so that the pollers stop.
 struct Finish<'a>(&'a AtomicBool);
 

@@ -969,8 +969,6 @@ pub(crate) struct Prepared {
     tiled: Option<(usize, Order)>,
     /// The loop position split over threads.
     split: Option<usize>,
-    /// Whether the split pays only while the pool is awake.
-    split_if_awake: bool,
     out_len: usize,
     out_strides: Vec<i64>,
     /// The kernel as a pairwise sum, run by its micro-kernel instead of the interpreter.
@@ -981,10 +979,6 @@ pub(crate) struct Prepared {
 
 /// The least work (loop iterations times nodes) of a kernel split over threads.
 const PARALLEL_WORK: usize = 1 << 18;
-
-/// The least work of a kernel split over threads while a program keeps the pool awake
-/// (handing a part to a polling thread takes a few microseconds, not a wake-up).
-const AWAKE_PARALLEL_WORK: usize = 1 << 16;
 
 fn prepare(k: &Kernel) -> Prepared {
     let mut order = order(k);
@@ -1006,7 +1000,6 @@ fn prepare(k: &Kernel) -> Prepared {
         })
         .collect();
     // A small kernel runs on the calling thread: waking another costs more than it saves.
-    // A middling one is split only while a program keeps the pool awake.
     let work = k.loops.iter().product::<usize>() * k.nodes.len();
     let parallel = work >= PARALLEL_WORK;
     let tiled = order.tile(k).filter(|_| parallel).map(|t| {
@@ -1027,12 +1020,11 @@ fn prepare(k: &Kernel) -> Prepared {
         .copied()
         .find(|&p| steps_at(p) >= parts)
         .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)))
-        .filter(|&p| work >= AWAKE_PARALLEL_WORK && parts > 1 && steps_at(p) >= 2);
+        .filter(|&p| parallel && parts > 1 && steps_at(p) >= 2);
     Prepared {
         order,
         tiled,
         split,
-        split_if_awake: !parallel,
         out_len: out_shape.iter().product(),
         out_strides,
         pairwise: Pairwise::detect(k),
@@ -1046,13 +1038,11 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         order,
         tiled,
         split,
-        split_if_awake,
         out_len,
         out_strides,
         pairwise,
         kept,
     } = k.prepared.get_or_init(|| prepare(k));
-    let split = split.filter(|_| !split_if_awake || super::awake::pool_awake());
     let out_len = *out_len;
     let n = k.loops.len();
     let dtype = k.out.aval.dtype;
@@ -1161,7 +1151,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
                 }
             });
         }
-        (None, Some(p)) => {
+        (None, &Some(p)) => {
             let d = order.loops[p];
             let extent = k.loops[d] as i64;
             let step = order.step(d) as i64;
