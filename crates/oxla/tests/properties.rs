@@ -1239,6 +1239,28 @@ proptest! {
     }
 
     #[test]
+    fn kernels_walking_many_rows_per_block_agree_with_eager(
+        (a, r, e) in (1usize..=3, 1usize..=300, 1usize..=40),
+        seed in any::<u64>(),
+    ) {
+        // Short rows make a kernel walk up to 1024 / e rows per block, with a partial last
+        // group; values per row and per column are broadcast along it, and the rows of a
+        // transposed operand lie apart.
+        let mut rng = Rng(seed);
+        let args = [
+            rng.tensor(DType::F32, &[a, r, e]),
+            rng.tensor(DType::F32, &[a, r, 1]),
+            rng.tensor(DType::F32, &[e]),
+            rng.tensor(DType::F32, &[a, e, r]),
+        ];
+        let f = |t: &[Tensor]| {
+            let per_row = jnp::exp(&t[1]) - &t[1] * 2.0;
+            (&t[0] - &per_row) * &t[2] + lax::transpose(&t[3], &[0, 2, 1]) * &t[1]
+        };
+        assert_bitwise(&jit(f, &args), &f(&args), &(a, r, e));
+    }
+
+    #[test]
     fn numpy_scalars_are_weakly_typed(x in any_dtype_arr(Vals::Exact), k in -5i32..5) {
         // An int scalar keeps a numeric tensor's dtype; a float scalar makes ints f32.
         // (A negative int with a u32 tensor is out of range, an error in JAX.)
