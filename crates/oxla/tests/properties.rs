@@ -1261,6 +1261,34 @@ proptest! {
     }
 
     #[test]
+    fn sums_over_the_rows_of_a_matrix_agree_with_loops(
+        (a, r, c) in (1usize..=2, 1usize..=300, 1usize..=1100),
+        seed in any::<u64>(),
+    ) {
+        // A reduced loop outside the vector loop: each block of lanes folds whole rows,
+        // more than one block when a row is longer than 1024. Grid values sum exactly.
+        let mut rng = Rng(seed);
+        let x = rng.tensor(DType::F32, &[a, r, c]);
+        let xv = x.to_vec::<f32>();
+        let at = |i: usize, j: usize, k: usize| xv[(i * r + j) * c + k] as f64;
+        let col = |i: usize, k: usize, f: fn(f64, f64) -> f64, id: f64| {
+            (0..r).fold(id, |s, j| f(s, at(i, j, k)))
+        };
+        let cols = |f: fn(f64, f64) -> f64, id: f64| -> Vec<f64> {
+            (0..a).flat_map(|i| (0..c).map(move |k| (i, k))).map(|(i, k)| col(i, k, f, id)).collect()
+        };
+        let sum = jit(|t| t[0].sum(1), from_ref(&x));
+        let max = jit(|t| t[0].max(1), from_ref(&x));
+        let ctx = (a, r, c);
+        expect_close(&sum, &cols(|s, v| s + v, 0.0), &vec![0.0; a * c], &[a, c], 0.0, &ctx);
+        let neg_inf = f64::NEG_INFINITY;
+        expect_close(&max, &cols(f64::max, neg_inf), &vec![0.0; a * c], &[a, c], 0.0, &ctx);
+        let total: Vec<f64> = (0..c).map(|k| (0..a).map(|i| col(i, k, |s, v| s + v, 0.0)).sum()).collect();
+        let both = jit(|t| t[0].sum((0, 1)), from_ref(&x));
+        expect_close(&both, &total, &vec![0.0; c], &[c], 0.0, &ctx);
+    }
+
+    #[test]
     fn numpy_scalars_are_weakly_typed(x in any_dtype_arr(Vals::Exact), k in -5i32..5) {
         // An int scalar keeps a numeric tensor's dtype; a float scalar makes ints f32.
         // (A negative int with a u32 tensor is out of range, an error in JAX.)

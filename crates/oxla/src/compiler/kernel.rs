@@ -144,15 +144,10 @@ impl Order {
         }
         let root = k.nodes.len().saturating_sub(1);
         let strided = loops.last().is_some_and(|&d| {
-            let runs = match k.nodes.last().map(|node| &node.op) {
-                // Lanes side by side with strided runs (a sum over columns) add whole
-                // rows of lanes instead, reading the buffer in order.
-                Some(NodeOp::Load { offset, .. }) => {
-                    !(offset.coef[vector] == 1 && offset.coef[d] != 1)
-                }
-                Some(NodeOp::Gather { .. }) => true,
-                _ => false,
-            };
+            let runs = matches!(
+                k.nodes.last().map(|node| &node.op),
+                Some(NodeOp::Load { .. } | NodeOp::Gather { .. })
+            );
             runs && k.reduced(d) && d != vector && at[n - 1] == [root]
         });
         Order {
@@ -420,6 +415,26 @@ fn reduce_runs<T: Copy>(
     }
 }
 
+/// `acc[l]` combined with `src[start + l + step * r]` for every `r < extent`: runs side by
+/// side (a sum over the rows of a matrix), folded a whole row of lanes at a time, reading
+/// the buffer in order (in the order a fold of each run takes).
+#[inline(never)]
+fn fold_rows<T: Copy>(
+    src: &[T],
+    start: i64,
+    step: i64,
+    extent: usize,
+    acc: &mut [T],
+    f: impl Fn(T, T) -> T + Copy,
+) {
+    for r in 0..extent as i64 {
+        let row = &src[(start + step * r) as usize..][..acc.len()];
+        for (a, &x) in acc.iter_mut().zip(row) {
+            *a = f(*a, x);
+        }
+    }
+}
+
 /// [`fold_by`] of four runs of one length below [`SHORT_RUN`] at once, in the same order.
 #[inline(always)]
 fn fold_short<T: Copy>(runs: [&[T]; 4], id: T, f: impl Fn(T, T) -> T + Copy) -> [T; 4] {
@@ -658,15 +673,31 @@ impl Run<'_> {
         let acc = &mut self.s.acc;
         let col = if direct { acc } else { &mut self.s.cols[root] };
         let pairwise = op == ReduceOp::Sum && col.dtype.is_float();
+        let offs = &self.s.offs;
+        // Runs side by side (a sum over the rows of a matrix), all in bounds.
+        let rows = |len: usize| {
+            let span = step * (extent as i64 - 1);
+            let (first, last) = (offs[0], offs[offs.len() - 1]);
+            step != 1
+                && first + span.min(0) >= 0
+                && last + span.max(0) < len as i64
+                && offs.windows(2).all(|p| p[1] == p[0] + 1)
+        };
         with_dtype!(col.dtype, T, [I32, U32, F32, F64], {
             let s = self.inputs[slot].all::<T>();
             let lanes = &mut col.buf.as_mut_slice::<T>()[..w];
             if !direct {
                 lanes.fill(T::identity(op));
             }
-            with_monoid!(op, T, |id, f| {
-                reduce_runs(s, &self.s.offs, step, extent, pairwise, lanes, id, f)
-            })
+            if w > 0 && rows(s.len()) {
+                with_monoid!(op, T, |_id, f| fold_rows(
+                    s, offs[0], step, extent, lanes, f
+                ))
+            } else {
+                with_monoid!(op, T, |id, f| {
+                    reduce_runs(s, offs, step, extent, pairwise, lanes, id, f)
+                })
+            }
         });
         if direct {
             self.s.acc.len = self.s.acc.len.max(w);
