@@ -518,13 +518,15 @@ impl<'a> Builder<'a> {
             .map(|k| Affine::loop_index(k, loops.len()))
             .collect();
         self.eqns.push(index);
-        match body {
-            Some(a) => {
-                self.atom(a, &identity);
-            }
-            None => {
-                self.eqn(e, &identity);
-            }
+        let root = match body {
+            Some(a) => self.atom(a, &identity),
+            None => self.eqn(e, &identity),
+        };
+        if root + 1 != self.nodes.len() {
+            // A fold answered with an earlier node (a `select_n` whose predicate is known
+            // here); the kernel's root is its last node.
+            let node = self.nodes[root].clone();
+            self.nodes.push(node);
         }
         let mut k = Kernel {
             out: e.outputs[0].clone(),
