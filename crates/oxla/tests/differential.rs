@@ -1,6 +1,8 @@
 //! A differential fuzzer over random small programs: every program runs four ways — eagerly
 //! one example at a time, under `jit` one example at a time, `vmap` over the batch (eagerly
 //! and under `jit`), and `vmap(..).chunk_size(k)` — and all must agree with the eager loop.
+//! So must its per-example gradient, `grad` of a scalar loss: under `jit`, `vmap`,
+//! `jit(vmap)` and chunked.
 //!
 //! A program is a list of [`Step`]s over a growing list of values of one example's shape
 //! `[a, b]`, `b` small or large enough that kernels span several blocks of lanes and threads:
@@ -13,7 +15,7 @@
 //! `OXLA_FUZZ_CASES=5000 cargo test --release --test differential`.
 
 use oxla::numpy::{self as jnp, s};
-use oxla::{jit, random, vmap, Tensor};
+use oxla::{grad, jit, random, vmap, Tensor};
 use proptest::prelude::*;
 
 /// One step of a program; operands are indices into the values so far (taken modulo their
@@ -212,6 +214,37 @@ fn check(
         &mid,
         a * b,
     )?;
+
+    // Per-example gradients of a scalar loss. Its cotangents are sums of up to a * b
+    // products of about 1 (a product's backward pass sums over a and b).
+    let loss = |x: Tensor| -> Tensor {
+        let (last, mid) = f(x);
+        last.sum(None) * 0.5 + mid
+    };
+    let g = |x: Tensor| -> Tensor { grad(loss).call(x).expect("no limit is set") };
+    let terms = a * b * a * b;
+    let rows: Vec<Tensor> = (0..n).map(|i| g(xs.index(i))).collect();
+    let jitted = jit(g);
+    for (i, want) in rows.iter().enumerate() {
+        let got: Tensor = jitted.call(xs.index(i)).expect("no limit is set");
+        agree("jit(grad(f)) against grad(f)", &got, want, terms)?;
+    }
+    let want = jnp::stack(&rows, 0);
+    let got: Tensor = vmap(g).call(xs.clone()).expect("no limit is set");
+    agree("vmap(grad(f)) against the loop", &got, &want, terms)?;
+    let jv = jit(|xs: Tensor| -> Tensor { vmap(g).call(xs).expect("traced") });
+    let got: Tensor = jv.call(xs.clone()).expect("no limit is set");
+    agree("jit(vmap(grad(f))) against the loop", &got, &want, terms)?;
+    let got: Tensor = vmap(g)
+        .chunk_size(chunk)
+        .call(xs.clone())
+        .expect("no limit is set");
+    agree(
+        "vmap(grad(f)).chunk_size(k) against the loop",
+        &got,
+        &want,
+        terms,
+    )?;
     Ok(())
 }
 
@@ -247,6 +280,12 @@ fn corpus() -> Vec<(Vec<Step>, [usize; 5])> {
         // The first find: a chunk body whose output is a broadcast of padding alone, so the
         // kernel's `select_n` folded to its pad value, an earlier node than the root.
         (vec![Unary(0, 0), Shift(7, 0)], [1, 1, 1, 1, 0]),
+        // The second: the gradient of a sort gathers by the permutation, and the pads that
+        // shift it back evaluated the gather at a masked-off point outside its operand.
+        (
+            vec![Matmul(0, 0, 0), Shift(2, 0), Shift(15, 0), Sort(3, 1)],
+            [1, 1, 1, 1, 0],
+        ),
     ]
 }
 

@@ -769,8 +769,11 @@ impl Run<'_> {
                 let col = &mut self.s.cols[n];
                 with_dtype!(col.dtype, T, {
                     let src = self.inputs[*slot].all::<T>();
+                    // Points masked off by a pad or concatenation around the gather may
+                    // index outside the operand: clamp them, as loads do.
+                    let last = (src.len() as i64 - 1).max(0);
                     for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&self.s.offs) {
-                        *o = src[off as usize];
+                        *o = src[off.clamp(0, last) as usize];
                     }
                 })
             }
