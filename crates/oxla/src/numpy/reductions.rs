@@ -96,9 +96,28 @@ fn keep(r: &Tensor, shape: &[usize], axes: &[usize]) -> Tensor {
     lax::broadcast_in_dim(r, &full, &dims)
 }
 
+/// A jnp reduction: as `jnp.max` and `jnp.min` raise where JAX's reductions without an
+/// identity meet an empty reduced axis, this panics at the caller's line.
 #[track_caller]
 fn reduce(x: &Tensor, op: ReduceOp, axes: &dyn Axes, keepdims: bool, what: &str) -> Tensor {
-    reduce_axes(x, op, &resolve(x, axes, what), keepdims)
+    let a = resolve(x, axes, what);
+    if matches!(op, ReduceOp::Max | ReduceOp::Min) && a.iter().any(|&d| x.shape()[d] == 0) {
+        panic!(
+            "{what}: zero-size array to reduction operation {what} which has no identity \
+             (reducing axes {a:?} of {})\n  at {}",
+            x.aval(),
+            std::panic::Location::caller()
+        );
+    }
+    reduce_axes(x, op, &a, keepdims)
+}
+
+/// The maximum over `axis` keeping it as size 1, with JAX's `initial=-inf`: an empty axis
+/// gives `-inf` (`lax.reduce_max`'s identity) rather than panicking, as `jax.nn.softmax`
+/// asks of `jnp.max`.
+#[track_caller]
+pub(crate) fn max_keepdims_initial(x: &Tensor, axis: isize) -> Tensor {
+    reduce_axes(x, ReduceOp::Max, &resolve(x, &axis, "max"), true)
 }
 
 #[track_caller]
@@ -184,6 +203,17 @@ pub fn mean_keepdims(x: &Tensor, axes: impl Axes) -> Tensor {
 #[track_caller]
 fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
     let what = op.name();
+    let empty = match at {
+        None => x.size() == 0,
+        Some(a) => x.shape()[axis(a, x.ndim(), what)] == 0,
+    };
+    if empty {
+        panic!(
+            "{what}: attempt to get {what} of an empty sequence (axis {at:?} of {})\n  at {}",
+            x.aval(),
+            std::panic::Location::caller()
+        );
+    }
     match at {
         None => {
             let flat = super::ravel(x);
