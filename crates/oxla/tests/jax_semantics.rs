@@ -377,14 +377,10 @@ fn jvp_rejects_a_tangent_of_another_dtype() {
     // JAX: TypeError "primal and tangent arguments to jax.jvp do not match; dtypes must be
     // equal ... Got primal dtype float32 ... tangent dtype float64".
     let x = jnp::ones(&[3]);
+    let sin = |x: Tensor| x.sin();
+    let t64 = jnp::ones(&[3]).astype(DType::F64);
     let line = line!() + 1;
-    let msg = message(|| {
-        jvp(
-            |x: Tensor| x.sin(),
-            x.clone(),
-            jnp::ones(&[3]).astype(DType::F64),
-        )
-    });
+    let msg = message(|| jvp(sin, x.clone(), t64));
     assert_mentions(
         &msg,
         line,
@@ -394,30 +390,17 @@ fn jvp_rejects_a_tangent_of_another_dtype() {
             "float64",
         ],
     );
+    let t32 = jnp::ones(&[3]).astype(DType::I32);
     let line = line!() + 1;
-    let msg = message(|| {
-        jvp(
-            |x: Tensor| x.sin(),
-            x.clone(),
-            jnp::ones(&[3]).astype(DType::I32),
-        )
-    });
+    let msg = message(|| jvp(sin, x.clone(), t32));
     assert_mentions(&msg, line, &["dtypes must be equal", "float32", "int32"]);
     // An integer primal takes a tangent of its own dtype (oxla's stand-in for float0).
-    let (_, t) = jvp(
-        |x: Tensor| x.astype(DType::F32),
-        jnp::arange(3),
-        jnp::zeros(&[3]).astype(DType::I32),
-    );
+    let to_f32 = |x: Tensor| x.astype(DType::F32);
+    let zeros_i32 = jnp::zeros(&[3]).astype(DType::I32);
+    let (_, t) = jvp(to_f32, jnp::arange(3), zeros_i32);
     assert_eq!(t.to_vec::<f32>(), vec![0.0; 3]);
     let line = line!() + 1;
-    let msg = message(|| {
-        jvp(
-            |x: Tensor| x.astype(DType::F32),
-            jnp::arange(3),
-            jnp::zeros(&[3]),
-        )
-    });
+    let msg = message(|| jvp(to_f32, jnp::arange(3), jnp::zeros(&[3])));
     assert_mentions(&msg, line, &["primal dtype int32", "float32"]);
 }
 

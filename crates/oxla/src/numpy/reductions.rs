@@ -203,20 +203,10 @@ pub fn mean_keepdims(x: &Tensor, axes: impl Axes) -> Tensor {
 #[track_caller]
 fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
     let what = op.name();
-    let empty = match at {
-        None => x.size() == 0,
-        Some(a) => x.shape()[axis(a, x.ndim(), what)] == 0,
-    };
-    if empty {
-        panic!(
-            "{what}: attempt to get {what} of an empty sequence (axis {at:?} of {})\n  at {}",
-            x.aval(),
-            std::panic::Location::caller()
-        );
-    }
     match at {
         None => {
             let flat = super::ravel(x);
+            nonempty(&flat, 0, what);
             let r = lax::arg_reduce(&flat, op, 0, DType::I32);
             if keepdims {
                 lax::broadcast_in_dim(&r, &vec![1; x.ndim()], &[])
@@ -226,6 +216,7 @@ fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
         }
         Some(a) => {
             let a = axis(a, x.ndim(), what);
+            nonempty(x, a, what);
             let r = lax::arg_reduce(x, op, a, DType::I32);
             if keepdims {
                 keep(&r, x.shape(), &[a])
@@ -233,6 +224,19 @@ fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
                 r
             }
         }
+    }
+}
+
+/// Panics at the caller's line, as `jnp.argmax` raises, if axis `a` of `x` is empty.
+#[track_caller]
+fn nonempty(x: &Tensor, a: usize, what: &str) {
+    if x.shape()[a] == 0 {
+        panic!(
+            "{what}: requires a non-empty reduced dimension; axis {a} of {} is empty (JAX: \
+             attempt to get {what} of an empty sequence)\n  at {}",
+            x.aval(),
+            std::panic::Location::caller()
+        );
     }
 }
 
