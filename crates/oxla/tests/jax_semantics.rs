@@ -60,7 +60,7 @@ fn negative_scalar_on_u32_wraps_as_jax_does() {
         jnp::full_like(&u32s(), -1).to_vec::<u32>(),
         vec![u32::MAX; 3]
     );
-    assert_eq!(jnp::maximum(&u32s(), -1).to_vec::<u32>(), vec![u32::MAX; 3]);
+    assert_eq!(jnp::maximum(u32s(), -1).to_vec::<u32>(), vec![u32::MAX; 3]);
     let traced: Tensor = jit(|x: Tensor| x + (-1)).call(u32s()).unwrap();
     assert_eq!(traced.to_vec::<u32>(), want);
 }
