@@ -3,7 +3,7 @@
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::lax;
-use crate::numpy::{self as jnp, inexact};
+use crate::numpy::{self as jnp, inexact, max_keepdims_initial};
 
 /// `log(softmax(x))` along `axis`, computed stably as `x - max - log(sum(exp(x - max)))`.
 #[track_caller]
@@ -11,7 +11,7 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Tensor {
     let _line = crate::core::user_line();
     let x = inexact(x);
     // The shift cancels out of the value, so it is a constant to differentiation, as in JAX.
-    let shifted = &x - lax::stop_gradient(&jnp::max_keepdims(&x, axis));
+    let shifted = &x - lax::stop_gradient(&max_keepdims_initial(&x, axis));
     let lse = jnp::log(&jnp::sum_keepdims(&jnp::exp(&shifted), axis));
     shifted - lse
 }
@@ -21,7 +21,7 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Tensor {
 pub fn softmax(x: &Tensor, axis: isize) -> Tensor {
     let _line = crate::core::user_line();
     let x = inexact(x);
-    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&jnp::max_keepdims(&x, axis))));
+    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&max_keepdims_initial(&x, axis))));
     let total = jnp::sum_keepdims(&unnormalized, axis);
     unnormalized / total
 }
@@ -33,11 +33,21 @@ pub fn sigmoid(x: &Tensor) -> Tensor {
     lax::logistic(&inexact(x))
 }
 
-/// `max(x, 0)`.
+/// `max(x, 0)`, with JAX's derivative: the incoming tangent where `x > 0`, else 0 (also at
+/// 0, where `maximum`'s derivative would share it; JAX gives `relu` its own JVP for this).
+///
+/// ```
+/// use oxla::{grad, nn, Tensor};
+/// let g: Tensor = grad(|x: Tensor| nn::relu(&x)).call(Tensor::scalar(0.0f32)).unwrap();
+/// assert_eq!(g.item(), 0.0);
+/// ```
 #[track_caller]
 pub fn relu(x: &Tensor) -> Tensor {
     let _line = crate::core::user_line();
-    jnp::maximum(x, 0)
+    // The value is max(x, 0) everywhere (NaN included); the derivative flows only through
+    // the `x > 0` branch, as JAX's `select(x > 0, g, 0)`.
+    let positive = jnp::greater(x, 0);
+    jnp::where_(positive, x, jnp::maximum(lax::stop_gradient(x), 0))
 }
 
 /// One-hot `f32` encoding of integer `x` over `num_classes`, on a new last axis (values

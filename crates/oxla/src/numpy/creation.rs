@@ -13,7 +13,7 @@ use crate::lax;
 pub fn full(shape: &[usize], value: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let v = value.into();
-    let t = v.to_tensor(v.dtype());
+    let t = v.to_tensor_in("full", v.dtype());
     lax::broadcast_in_dim(&t, shape, &[])
 }
 
@@ -35,7 +35,7 @@ pub fn ones(shape: &[usize]) -> Tensor {
 #[track_caller]
 pub fn full_like(x: &Tensor, value: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
-    let v = value.into().to_tensor(x.dtype());
+    let v = value.into().to_tensor_in("full_like", x.dtype());
     lax::broadcast_in_dim(&v, x.shape(), &[])
 }
 
@@ -84,8 +84,8 @@ pub fn arange_step(
     let n = ((b - a) / s).ceil().max(0.0) as usize;
     let i = lax::iota(dtype, &[n], 0);
     lax::add(
-        &scalar_tensor(a, dtype),
-        &lax::mul(&scalar_tensor(s, dtype), &i),
+        &ops[0].to_tensor_in("arange_step", dtype),
+        &lax::mul(&ops[2].to_tensor_in("arange_step", dtype), &i),
     )
 }
 

@@ -2,7 +2,7 @@
 //! comparisons, logic and `where_`.
 
 use super::{inexact, promote, promote_shapes, promote_to, result_type, scalar_tensor, Operand};
-use crate::array::DType;
+use crate::array::{DType, Kind};
 use crate::core::Tensor;
 use crate::lax;
 
@@ -59,19 +59,58 @@ pub fn divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     lax::div(&t[0], &t[1])
 }
 
-/// `x ** y`: `integer_pow` for an integer scalar exponent, else `pow` in floating point.
+/// `x ** y`, as `jnp.power` computes it: `integer_pow` for an integer (or bool) scalar
+/// exponent; for integer (or bool) operands, JAX's binary exponentiation over the exponent's
+/// low six bits, in the integer dtype (wrapping); else `pow` in floating point.
 #[track_caller]
 pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let (x, y) = (x.into(), y.into());
-    if let (Operand::Tensor(t), Operand::Scalar(v, crate::array::Kind::Int)) = (&x, &y) {
-        return lax::integer_pow(t, *v as i32);
+    if let Operand::Scalar(v, Kind::Int | Kind::Bool) = y {
+        if !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v) {
+            panic!(
+                "power: the exponent {v} does not fit int32, integer_pow's exponent\n  at {}",
+                std::panic::Location::caller()
+            );
+        }
+        let dtype = match x.dtype() {
+            DType::Bool => DType::I32,
+            d => d,
+        };
+        return lax::integer_pow(&x.to_tensor_in("power", dtype), v as i32);
     }
     let ops = [x, y];
     let dtype = result_type(&ops);
-    let dtype = if dtype.is_float() { dtype } else { DType::F32 };
+    if !dtype.is_float() {
+        let dtype = if dtype == DType::Bool {
+            DType::I32
+        } else {
+            dtype
+        };
+        let t = promote_to("power", &ops, dtype);
+        return pow_int_int(&t[0], &t[1]);
+    }
     let t = promote_to("power", &ops, dtype);
     lax::pow(&t[0], &t[1])
+}
+
+/// `x ** y` for integers by binary exponentiation over the low six bits of `y` (JAX's
+/// `_pow_int_int`: more would overflow for any `|x| > 1`); `0 ** y` is 0 for `y != 0`. The
+/// result has the operands' broadcast shape (`where_` broadcasts).
+#[track_caller]
+fn pow_int_int(x: &Tensor, y: &Tensor) -> Tensor {
+    let c = |v: f64| scalar_tensor(v, x.dtype());
+    let (zero, one) = (c(0.0), c(1.0));
+    let zero_base = lax::and(&lax::eq(x, &zero), &lax::ne(y, &zero));
+    let mut acc = where_(zero_base, zero.clone(), one.clone());
+    let (mut x, mut y) = (x.clone(), y.clone());
+    for _ in 0..6 {
+        let odd = lax::ne(&lax::and(&y, &one), &zero);
+        acc = where_(odd, lax::mul(&acc, &x), acc);
+        x = lax::mul(&x, &x);
+        y = lax::shift_right_logical(&y, &one);
+    }
+    acc
 }
 
 /// Remainder with the sign of the divisor (numpy's `%`); integer division by zero gives 0.
@@ -126,6 +165,10 @@ pub fn floor_divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
         return lax::round(&d);
     }
     let q = lax::div(x, y);
+    if x.dtype() == DType::U32 {
+        // No rounding to fix (and x / 0 is XLA's all-bits-set), as in JAX.
+        return q;
+    }
     let zero = scalar_tensor(0.0, x.dtype());
     let one = scalar_tensor(1.0, x.dtype());
     if positive_constant(y).is_some() {

@@ -181,11 +181,14 @@ fn resolve_slice(sl: Slice, n: usize) -> (isize, usize, isize, isize) {
             sl.stop.map_or(-1, |v| clamp(norm(v), -1, n - 1)),
         )
     };
-    let count = if step > 0 {
-        ((stop - start).max(0) + step - 1) / step
+    // In i128: a step of `isize::MIN` or `isize::MAX` is valid, and its magnitude plus a
+    // span overflows `isize` (numpy: `x[::-2**63]` is `x[-1:]` for a non-empty `x`).
+    let (span, by) = if step > 0 {
+        (stop - start, step as i128)
     } else {
-        ((start - stop).max(0) - step - 1) / -step
+        (start - stop, -(step as i128))
     };
+    let count = (span.max(0) as i128 + by - 1) / by;
     (start, count as usize, step, stop)
 }
 
@@ -202,7 +205,10 @@ fn apply_slices(x: &Tensor, slices: &[Option<Slice>]) -> Tensor {
             (start[d], limit[d]) = (0, 0);
             continue;
         }
-        if step > 0 {
+        if step.unsigned_abs() >= x.shape()[d] {
+            // One element (count is 1): no stride as large as the step in the program.
+            (start[d], limit[d]) = (first as usize, first as usize + 1);
+        } else if step > 0 {
             // The slice's own stop, as JAX passes it (`x[1:7:2]` has limit 7, not 6).
             start[d] = first as usize;
             stride[d] = step as usize;
@@ -210,7 +216,7 @@ fn apply_slices(x: &Tensor, slices: &[Option<Slice>]) -> Tensor {
         } else {
             let last = first + (count as isize - 1) * step;
             start[d] = last as usize;
-            stride[d] = (-step) as usize;
+            stride[d] = step.unsigned_abs();
             limit[d] = first as usize + 1;
             reversed.push(d);
         }

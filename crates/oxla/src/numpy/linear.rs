@@ -24,7 +24,7 @@ fn mismatch(what: &str, a: &Tensor, b: &Tensor) -> ! {
 #[track_caller]
 pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote_dtypes(&[a.into(), b.into()]);
+    let t = promote_dtypes("matmul", &[a.into(), b.into()]);
     let (a, b) = (&t[0], &t[1]);
     let (na, nb) = (a.ndim(), b.ndim());
     if na == 0 || nb == 0 {
@@ -108,7 +108,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
 #[track_caller]
 pub fn dot(a: &Tensor, b: &Tensor) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote_dtypes(&[a.into(), b.into()]);
+    let t = promote_dtypes("dot", &[a.into(), b.into()]);
     let (a, b) = (&t[0], &t[1]);
     let (na, nb) = (a.ndim(), b.ndim());
     if na == 0 || nb == 0 {

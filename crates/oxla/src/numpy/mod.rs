@@ -26,6 +26,7 @@ pub use creation::{
 pub use elementwise::*;
 pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use linear::{dot, matmul};
+pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
     all, allclose, any, argmax, argmax_keepdims, argmin, argmin_keepdims, cumsum, isclose, max,
     max_keepdims, mean, mean_keepdims, min, min_keepdims, prod, prod_keepdims, sort, sum,
@@ -44,7 +45,8 @@ use crate::lax;
 pub enum Operand {
     /// A tensor, with its own dtype.
     Tensor(Tensor),
-    /// A Rust scalar: its value (exact for every supported type) and kind.
+    /// A Rust scalar: its value (exact for integers up to 2^53 in magnitude, so for every
+    /// integer that fits an integer dtype) and kind.
     Scalar(f64, Kind),
 }
 
@@ -86,15 +88,48 @@ impl Operand {
         }
     }
 
-    /// The operand as a tensor of `dtype` (a scalar becomes a rank-0 literal).
+    /// The operand as a tensor of `dtype` (a scalar becomes a rank-0 literal); panics at the
+    /// caller's line if an integer scalar does not fit `dtype` (see [`Operand::Scalar`]).
     #[track_caller]
     pub fn to_tensor(&self, dtype: DType) -> Tensor {
+        self.to_tensor_in("to_tensor", dtype)
+    }
+
+    /// [`Operand::to_tensor`] for the numpy function `what`, which a panic names.
+    #[track_caller]
+    pub(crate) fn to_tensor_in(&self, what: &str, dtype: DType) -> Tensor {
         let _line = crate::core::user_line();
         match self {
             Operand::Tensor(t) => astype(t, dtype),
-            Operand::Scalar(v, _) => scalar_tensor(*v, dtype),
+            Operand::Scalar(v, kind) => weak_scalar(what, *v, *kind, dtype),
         }
     }
+}
+
+/// A Rust scalar as a rank-0 tensor of the dtype it takes beside an array, as JAX converts
+/// a weakly typed Python scalar. An integer must fit that dtype, except that a negative one
+/// that fits `int32` wraps into `uint32` (JAX's int32 to uint32 conversion: `u32 + (-1)`
+/// is `u32 - 1`); otherwise this panics at the caller's line, where JAX raises
+/// `OverflowError`. Integers become floats by rounding; floats and bools convert as `astype`.
+#[track_caller]
+fn weak_scalar(what: &str, v: f64, kind: Kind, dtype: DType) -> Tensor {
+    let fits = match (kind, dtype) {
+        (Kind::Int, DType::I32) => (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v),
+        (Kind::Int, DType::U32) => (f64::from(i32::MIN)..=f64::from(u32::MAX)).contains(&v),
+        _ => true,
+    };
+    if !fits {
+        panic!(
+            "{what}: the Rust scalar {v} does not fit {dtype}, the dtype it takes beside the \
+             array (weak typing; JAX raises OverflowError)\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
+    if dtype == DType::U32 && v < 0.0 {
+        // In range for i32, so the cast is exact; the reinterpretation wraps as JAX's does.
+        return Tensor::new(Array::scalar(v as i32 as u32));
+    }
+    scalar_tensor(v, dtype)
 }
 
 /// A concrete rank-0 tensor of `dtype` holding `v`.
@@ -141,18 +176,30 @@ pub(crate) fn promote(what: &str, ops: &[Operand]) -> Vec<Tensor> {
     promote_to(what, ops, dtype)
 }
 
-/// Operands converted to the dtype they promote to, shapes untouched.
+/// Operands converted to the dtype they promote to, shapes untouched; `what` (the numpy
+/// function) names a scalar that does not fit.
 #[track_caller]
-pub(crate) fn promote_dtypes(ops: &[Operand]) -> Vec<Tensor> {
+pub(crate) fn promote_dtypes(what: &str, ops: &[Operand]) -> Vec<Tensor> {
     let dtype = result_type(ops);
-    ops.iter().map(|o| o.to_tensor(dtype)).collect()
+    convert_all(what, ops, dtype)
 }
 
 /// Operands converted to `dtype` and brought to one rank.
 #[track_caller]
 pub(crate) fn promote_to(what: &str, ops: &[Operand], dtype: DType) -> Vec<Tensor> {
-    let ts: Vec<Tensor> = ops.iter().map(|o| o.to_tensor(dtype)).collect();
+    let ts = convert_all(what, ops, dtype);
     promote_shapes(what, ts)
+}
+
+/// Every operand as a tensor of `dtype` (a loop, not a closure, so that a panic names the
+/// caller's line).
+#[track_caller]
+fn convert_all(what: &str, ops: &[Operand], dtype: DType) -> Vec<Tensor> {
+    let mut ts = Vec::with_capacity(ops.len());
+    for o in ops {
+        ts.push(o.to_tensor_in(what, dtype));
+    }
+    ts
 }
 
 /// Tensors brought to one rank by prepending size-1 dimensions, unless lax's own rules

@@ -96,9 +96,28 @@ fn keep(r: &Tensor, shape: &[usize], axes: &[usize]) -> Tensor {
     lax::broadcast_in_dim(r, &full, &dims)
 }
 
+/// A jnp reduction: as `jnp.max` and `jnp.min` raise where JAX's reductions without an
+/// identity meet an empty reduced axis, this panics at the caller's line.
 #[track_caller]
 fn reduce(x: &Tensor, op: ReduceOp, axes: &dyn Axes, keepdims: bool, what: &str) -> Tensor {
-    reduce_axes(x, op, &resolve(x, axes, what), keepdims)
+    let a = resolve(x, axes, what);
+    if matches!(op, ReduceOp::Max | ReduceOp::Min) && a.iter().any(|&d| x.shape()[d] == 0) {
+        panic!(
+            "{what}: zero-size array to reduction operation {what} which has no identity \
+             (reducing axes {a:?} of {})\n  at {}",
+            x.aval(),
+            std::panic::Location::caller()
+        );
+    }
+    reduce_axes(x, op, &a, keepdims)
+}
+
+/// The maximum over `axis` keeping it as size 1, with JAX's `initial=-inf`: an empty axis
+/// gives `-inf` (`lax.reduce_max`'s identity) rather than panicking, as `jax.nn.softmax`
+/// asks of `jnp.max`.
+#[track_caller]
+pub(crate) fn max_keepdims_initial(x: &Tensor, axis: isize) -> Tensor {
+    reduce_axes(x, ReduceOp::Max, &resolve(x, &axis, "max"), true)
 }
 
 #[track_caller]
@@ -187,6 +206,7 @@ fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
     match at {
         None => {
             let flat = super::ravel(x);
+            nonempty(&flat, 0, what);
             let r = lax::arg_reduce(&flat, op, 0, DType::I32);
             if keepdims {
                 lax::broadcast_in_dim(&r, &vec![1; x.ndim()], &[])
@@ -196,6 +216,7 @@ fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
         }
         Some(a) => {
             let a = axis(a, x.ndim(), what);
+            nonempty(x, a, what);
             let r = lax::arg_reduce(x, op, a, DType::I32);
             if keepdims {
                 keep(&r, x.shape(), &[a])
@@ -203,6 +224,19 @@ fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
                 r
             }
         }
+    }
+}
+
+/// Panics at the caller's line, as `jnp.argmax` raises, if axis `a` of `x` is empty.
+#[track_caller]
+fn nonempty(x: &Tensor, a: usize, what: &str) {
+    if x.shape()[a] == 0 {
+        panic!(
+            "{what}: requires a non-empty reduced dimension; axis {a} of {} is empty (JAX: \
+             attempt to get {what} of an empty sequence)\n  at {}",
+            x.aval(),
+            std::panic::Location::caller()
+        );
     }
 }
 

@@ -161,7 +161,7 @@ pub fn pad(x: &Tensor, widths: &[(usize, usize)], value: impl Into<Operand>) -> 
             (b as i64, a as i64, 0)
         })
         .collect();
-    let v = value.into().to_tensor(x.dtype());
+    let v = value.into().to_tensor_in("pad", x.dtype());
     lax::pad(x, &v, &cfg)
 }
 
@@ -171,7 +171,7 @@ pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
     let _line = crate::core::user_line();
     assert!(!xs.is_empty(), "concatenate: needs at least one array");
     let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
-    let ts = promote_dtypes(&ops);
+    let ts = promote_dtypes("concatenate", &ops);
     let a = axis(at, ts[0].ndim(), "concatenate");
     if ts.len() == 1 {
         return ts[0].clone();
@@ -193,7 +193,7 @@ pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
         );
     }
     let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
-    let ts = promote_dtypes(&ops);
+    let ts = promote_dtypes("stack", &ops);
     let a = axis(at, xs[0].ndim() + 1, "stack");
     let parts: Vec<Tensor> = ts.iter().map(|t| expand_dims(t, a as isize)).collect();
     lax::concatenate(&parts, a)

@@ -15,7 +15,8 @@ pub enum GatherMode {
     Clip,
     /// Out-of-bounds gathers give the fill value; out-of-bounds scatters are dropped.
     FillOrDrop,
-    /// The caller promises in-bounds indices; oxla clamps as `Clip` does.
+    /// The caller promises in-bounds indices; as XLA does (and so JAX), oxla clamps
+    /// out-of-bounds gathers as `Clip` does and drops out-of-bounds scatters.
     PromiseInBounds,
 }
 
@@ -462,7 +463,7 @@ pub(super) fn scatter_add(
             a.shape(),
             &sizes,
         );
-        if !ok && mode == GatherMode::FillOrDrop {
+        if !ok && mode != GatherMode::Clip {
             return None;
         }
         let mut pos: isize = start

@@ -166,8 +166,8 @@ pub(crate) fn jvp_jaxpr(
 }
 
 /// Forward-mode derivative: `f(primals)` and its directional derivative along `tangents`
-/// (`jax.jvp`). `tangents` has the structure and avals of `primals`; integer leaves'
-/// tangents are ignored.
+/// (`jax.jvp`). `tangents` has the structure and avals (shapes and dtypes) of `primals`;
+/// integer leaves' tangents are ignored. Other tangents panic at the caller's line.
 ///
 /// ```
 /// use oxla::{jvp, Tensor};
@@ -185,11 +185,21 @@ pub fn jvp<A: Tree, O: Tree>(f: impl Fn(A) -> O, primals: A, tangents: A) -> (O,
             std::panic::Location::caller()
         );
     }
+    if let Some((p, t)) = p.iter().zip(&t).find(|(p, t)| p.dtype() != t.dtype()) {
+        panic!(
+            "jvp: primal and tangent arguments to jvp do not match; dtypes must be equal (an \
+             integer or bool primal takes a tangent of its own dtype, oxla's stand-in for \
+             JAX's float0). Got primal dtype {} and tangent dtype {}\n  at {}",
+            p.dtype(),
+            t.dtype(),
+            std::panic::Location::caller()
+        );
+    }
     let (cj, out) = trace(&f, &primals);
     let tangents: Vec<Option<Tensor>> = p
         .iter()
         .zip(t)
-        .map(|(p, t)| p.dtype().is_float().then(|| jnp::astype(&t, p.dtype())))
+        .map(|(p, t)| p.dtype().is_float().then_some(t))
         .collect();
     let (outs, touts) = jvp_jaxpr(&cj, &p, tangents);
     let touts: Vec<Tensor> = touts
@@ -240,6 +250,22 @@ impl<A: Tree> Vjp<A> {
     #[track_caller]
     pub fn call<O: Tree>(&self, cts: O) -> A {
         let cts = cts.leaves();
+        if cts.len() == self.outs.len() {
+            if let Some((c, o)) = cts
+                .iter()
+                .zip(&self.outs)
+                .find(|(c, o)| c.shape() == o.shape() && c.dtype() != o.dtype())
+            {
+                panic!(
+                    "vjp: unexpected type for a cotangent: got {}, but expected {} because the \
+                     corresponding output of the differentiated function has type {}\n  at {}",
+                    c.aval(),
+                    o.aval(),
+                    o.aval(),
+                    std::panic::Location::caller()
+                );
+            }
+        }
         if cts.len() != self.outs.len()
             || cts
                 .iter()
@@ -259,7 +285,7 @@ impl<A: Tree> Vjp<A> {
         let cts: Vec<Option<Tensor>> = cts
             .into_iter()
             .zip(&self.outs)
-            .map(|(c, o)| o.dtype().is_float().then(|| jnp::astype(&c, o.dtype())))
+            .map(|(c, o)| o.dtype().is_float().then_some(c))
             .collect();
         let grads = self.forward.backward(&cts);
         let leaves: Vec<Tensor> = grads

@@ -83,12 +83,19 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
 
 /// `t * y * x^(y-1)`.
 pub(crate) fn integer_pow_tangent(x: &Tensor, y: i32, t: &Tensor) -> Tensor {
-    match y {
-        0 => zeros_like(t),
-        1 => t.clone(),
-        2 => lax::mul(t, &lax::mul(&c(2.0, x), x)),
-        _ => lax::mul(t, &lax::mul(&c(y as f64, x), &lax::integer_pow(x, y - 1))),
-    }
+    let d = match y {
+        0 => return zeros_like(t),
+        1 => return t.clone(),
+        2 => x.clone(),
+        // y - 1 is not an i32: x^(-2^31 - 1) = 1 / (x * (x^(2^30))^2), the products XLA's
+        // binary exponentiation forms for JAX's `integer_pow(x, y - 1)`.
+        i32::MIN => {
+            let p = lax::integer_pow(x, 1 << 30);
+            lax::div(&c(1.0, x), &lax::mul(x, &lax::mul(&p, &p)))
+        }
+        _ => lax::integer_pow(x, y - 1),
+    };
+    lax::mul(t, &lax::mul(&c(y as f64, x), &d))
 }
 
 pub(crate) fn binary_tangents(
@@ -264,7 +271,12 @@ pub(crate) fn jvp(
                 .map(|t| lin(prim, &[x.clone(), t.clone()]).remove(0));
             vec![add_opt(a, b, outs[0].shape())]
         }
-        Prim::DynamicSlice { .. } | Prim::Gather { .. } => vec![t0.map(|t| {
+        Prim::Gather {
+            dims,
+            slice_sizes,
+            mode,
+        } => vec![t0.map(|t| gather_or_zero(t, &primals[1], dims, slice_sizes, *mode))],
+        Prim::DynamicSlice { .. } => vec![t0.map(|t| {
             let mut ins = vec![t.clone()];
             ins.extend_from_slice(&primals[1..]);
             lin(prim, &ins).remove(0)
@@ -317,6 +329,25 @@ fn sort_tangents(
         .iter()
         .map(|t| t.as_ref().map(|t| take_along(t, &perm, dim)))
         .collect()
+}
+
+/// The gather of a tangent or cotangent `t` in `mode`, with the windows a FILL_OR_DROP
+/// gather leaves out of bounds filled with 0, as JAX's rules pass `fill_value=0` (the
+/// primitive's own fill is NaN for floats).
+pub(crate) fn gather_or_zero(
+    t: &Tensor,
+    indices: &Tensor,
+    dims: &crate::prims::GatherDims,
+    slice_sizes: &[usize],
+    mode: crate::prims::GatherMode,
+) -> Tensor {
+    let g = lax::gather(t, indices, dims.clone(), slice_sizes, mode);
+    if mode != crate::prims::GatherMode::FillOrDrop {
+        return g;
+    }
+    // Gathered zeros are 0 in bounds and NaN, the fill, out of bounds.
+    let probe = lax::gather(&zeros_like(t), indices, dims.clone(), slice_sizes, mode);
+    lax::select_n(&lax::eq(&probe, &probe), &[zeros_like(&g), g])
 }
 
 /// `x[..., perm[...], ...]` along `dim`: a gather whose other dimensions are batch dims.

@@ -3,13 +3,14 @@
 //! rules reuse the JVP formulas, which are linear and elementwise in the tangent.
 
 use super::jvp_rules::{
-    binary_tangents, integer_pow_tangent, prod_others, take_along, unary_tangent, zeros_like,
+    binary_tangents, gather_or_zero, integer_pow_tangent, prod_others, take_along, unary_tangent,
+    zeros_like,
 };
 use crate::array::DType;
 use crate::core::{bind, Tensor};
 use crate::lax;
 use crate::numpy::scalar_tensor;
-use crate::prims::{GatherDims, GatherMode, Prim, ReduceOp, ScatterDims};
+use crate::prims::{GatherDims, Prim, ReduceOp, ScatterDims};
 
 pub(crate) type Cotangents = Vec<Option<Tensor>>;
 
@@ -313,13 +314,11 @@ pub(crate) fn vjp(
                 operand_batching_dims: dims.operand_batching_dims.clone(),
                 scatter_indices_batching_dims: dims.start_indices_batching_dims.clone(),
             };
-            let mode = match mode {
-                GatherMode::FillOrDrop => GatherMode::FillOrDrop,
-                _ => GatherMode::Clip,
-            };
-            only(0, lax::scatter_add(&zeros_like(x), &ins[1], &ct, sd, mode))
+            // In the gather's own mode, as JAX transposes it: out-of-bounds indices that a
+            // PROMISE_IN_BOUNDS gather clamped drop their cotangents, as XLA's scatter does.
+            only(0, lax::scatter_add(&zeros_like(x), &ins[1], &ct, sd, *mode))
         }
-        Prim::ScatterAdd { dims, .. } => {
+        Prim::ScatterAdd { dims, mode } => {
             let upd = &ins[2];
             let mut v = none();
             if active[0] {
@@ -345,7 +344,7 @@ pub(crate) fn vjp(
                         }
                     })
                     .collect();
-                v[2] = Some(lax::gather(&ct, &ins[1], gd, &sizes, GatherMode::Clip));
+                v[2] = Some(gather_or_zero(&ct, &ins[1], &gd, &sizes, *mode));
             }
             v
         }
