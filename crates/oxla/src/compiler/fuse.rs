@@ -298,6 +298,14 @@ fn fusable_reduce(e: &Eqn) -> bool {
 /// Largest fused expression (in equations) recomputed in each consumer rather than stored.
 const RECOMPUTE_LIMIT: usize = 48;
 
+/// Longest chain of equations one kernel computes; see [`cap_kernels`]. (The programs of
+/// the seeds and the tests fuse chains of at most about 20.)
+const DEPTH_LIMIT: usize = 128;
+
+/// Largest fused expression (in equations, counted as a tree) of one kernel; see
+/// [`cap_kernels`]. (The seeds' and the tests' largest count 1,355, of 73 equations.)
+const TREE_LIMIT: usize = 1 << 14;
+
 /// The steps of a program: which equations become kernels and which run alone.
 pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
     let j = &cj.jaxpr;
@@ -344,6 +352,10 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         .filter_map(Atom::var)
         .map(|v| v.id)
         .collect();
+    let mut uses: HashMap<u32, usize> = HashMap::new();
+    for v in j.eqns.iter().flat_map(|e| &e.inputs).filter_map(Atom::var) {
+        *uses.entry(v.id).or_default() += 1;
+    }
     for (i, e) in j.eqns.iter().enumerate() {
         let elementwise = matches!(
             e.prim,
@@ -365,13 +377,7 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
             continue;
         };
         let re = &j.eqns[r];
-        let single_use = j
-            .eqns
-            .iter()
-            .flat_map(|x| &x.inputs)
-            .filter(|a| matches!(a, Atom::Var(u) if u.id == v.id))
-            .count()
-            == 1;
+        let single_use = uses.get(&v.id) == Some(&1);
         if elementwise
             && fusable_reduce(re)
             && single_use
@@ -384,6 +390,7 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         }
     }
     let epilogues = &epilogues;
+    cap_kernels(j, &mut stored);
     // A value fused into several kernels is recomputed by each; one with a large
     // expression is stored instead, and the kernels are formed again.
     for _ in 0..4 {
@@ -412,6 +419,40 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         stored.extend(heavy);
     }
     form(cj, &producer, &stored, epilogues).0
+}
+
+/// Stores every value whose fused expression would chain [`DEPTH_LIMIT`] equations, or
+/// count [`TREE_LIMIT`] as a tree (an operand used twice by one
+/// equation counts once; one reached along several paths counts once per path, so the
+/// count is never below the kernel's nodes). Each kernel then has a bounded number of
+/// nodes, and so of lane buffers: a chain of 100,000 operations becomes 782 kernels
+/// of 128 operations, each storing its result for the next, instead of one kernel with
+/// 200,000 lane buffers (800 MB at 1,024 lanes of `f32`). Values are computed by the same
+/// operations either way, so results are bitwise the same. Linear in the program.
+fn cap_kernels(j: &crate::core::Jaxpr, stored: &mut std::collections::HashSet<u32>) {
+    // Per unstored value: equations of its expression as a tree, and of its longest chain.
+    let mut size: HashMap<u32, (usize, usize)> = HashMap::new();
+    for e in j.eqns.iter().filter(|e| fusable(e)) {
+        let mut operands: SmallVec<[u32; 4]> = SmallVec::new();
+        for v in e.inputs.iter().filter_map(Atom::var) {
+            if !stored.contains(&v.id) && !operands.contains(&v.id) {
+                operands.push(v.id);
+            }
+        }
+        let (mut tree, mut depth) = (1usize, 1usize);
+        for id in &operands {
+            let (t, d) = size.get(id).copied().unwrap_or((0, 0));
+            tree = tree.saturating_add(t);
+            depth = depth.max(d + 1);
+        }
+        for o in &e.outputs {
+            if tree >= TREE_LIMIT || depth >= DEPTH_LIMIT {
+                stored.insert(o.id);
+            } else if !stored.contains(&o.id) {
+                size.insert(o.id, (tree, depth));
+            }
+        }
+    }
 }
 
 /// The steps for a given set of stored values, and the unstored values that more than one
@@ -471,6 +512,15 @@ fn form(
 /// The index map of a node: one affine function of the loops per dimension of its value.
 type Map = Vec<Affine>;
 
+/// A step of building a kernel's nodes.
+enum Task<'a> {
+    /// Build the node of an operand at a map (or find it built).
+    Visit(&'a Atom, Map),
+    /// Build an equation's node at a map from the last `usize` nodes built (its operands),
+    /// and remember it under the key.
+    Finish(&'a Eqn, Map, Option<(u32, Map)>, usize),
+}
+
 struct Builder<'a> {
     cj: &'a ClosedJaxpr,
     producer: &'a HashMap<u32, usize>,
@@ -479,6 +529,8 @@ struct Builder<'a> {
     nodes: Vec<Node>,
     memo: HashMap<(u32, Map), NodeId>,
     inputs: Vec<Var>,
+    /// The slot of each input, by variable.
+    slots: HashMap<u32, usize>,
     eqns: Vec<usize>,
     root: &'a Eqn,
 }
@@ -498,6 +550,7 @@ impl<'a> Builder<'a> {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
+            slots: HashMap::new(),
             eqns: Vec::new(),
             root,
         }
@@ -519,13 +572,9 @@ impl<'a> Builder<'a> {
             .collect();
         self.eqns.push(index);
         match body {
-            Some(a) => {
-                self.atom(a, &identity);
-            }
-            None => {
-                self.eqn(e, &identity);
-            }
-        }
+            Some(a) => self.atom(a, identity),
+            None => self.root(e, identity),
+        };
         let mut k = Kernel {
             out: e.outputs[0].clone(),
             loops,
@@ -574,13 +623,10 @@ impl<'a> Builder<'a> {
     }
 
     fn slot(&mut self, v: &Var) -> usize {
-        match self.inputs.iter().position(|i| i.id == v.id) {
-            Some(s) => s,
-            None => {
-                self.inputs.push(v.clone());
-                self.inputs.len() - 1
-            }
-        }
+        *self.slots.entry(v.id).or_insert_with(|| {
+            self.inputs.push(v.clone());
+            self.inputs.len() - 1
+        })
     }
 
     /// A load of stored `v` at `map` over the row-major layout of `shape`.
@@ -605,26 +651,62 @@ impl<'a> Builder<'a> {
         )
     }
 
-    fn atom(&mut self, a: &Atom, map: &Map) -> NodeId {
-        match a {
-            Atom::Lit(l) => self.push(NodeOp::Lit(l.clone()), l.dtype(), 0),
-            Atom::Var(v) => {
-                let key = (v.id, map.clone());
-                if let Some(&n) = self.memo.get(&key) {
-                    return n;
+    /// The node of operand `a` at `map`, and of every node it needs, built with an
+    /// explicit stack: a chain of 100,000 equations takes no more of the thread's stack
+    /// than one. Operands are built left to right, each whole before the next, and an
+    /// equation's nodes after its operands', as a recursive walk would build them.
+    fn atom(&mut self, a: &'a Atom, map: Map) -> NodeId {
+        self.build(vec![Task::Visit(a, map)])
+    }
+
+    /// The node of equation `e` (the kernel's root) at `map`.
+    fn root(&mut self, e: &'a Eqn, map: Map) -> NodeId {
+        let mut tasks = Vec::new();
+        self.expand(e, map, None, &mut tasks);
+        self.build(tasks)
+    }
+
+    /// Runs `tasks` to the end; the node the first one stands for.
+    fn build(&mut self, mut tasks: Vec<Task<'a>>) -> NodeId {
+        let mut built: Vec<NodeId> = Vec::new();
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Visit(Atom::Lit(l), _) => {
+                    built.push(self.push(NodeOp::Lit(l.clone()), l.dtype(), 0));
                 }
-                let n = if self.stored.contains(&v.id) {
-                    self.load(v, &v.aval.shape.clone(), map, true)
-                } else {
-                    let i = self.producer[&v.id];
-                    let e = &self.cj.jaxpr.eqns[i];
-                    self.eqns.push(i);
-                    self.eqn(e, map)
-                };
-                self.memo.insert(key, n);
-                n
+                Task::Visit(Atom::Var(v), map) => {
+                    let key = (v.id, map);
+                    if let Some(&n) = self.memo.get(&key) {
+                        built.push(n);
+                    } else if self.stored.contains(&v.id) {
+                        let n = self.load(v, &v.aval.shape, &key.1, true);
+                        self.memo.insert(key, n);
+                        built.push(n);
+                    } else {
+                        let i = self.producer[&v.id];
+                        self.eqns.push(i);
+                        let map = key.1.clone();
+                        self.expand(&self.cj.jaxpr.eqns[i], map, Some(key), &mut tasks);
+                    }
+                }
+                Task::Finish(e, map, key, n) => {
+                    let args = built.split_off(built.len() - n);
+                    let node = self.finish(e, &map, &args);
+                    if let Some(key) = key {
+                        self.memo.insert(key, node);
+                    }
+                    built.push(node);
+                }
             }
         }
+        built.pop().expect("a node was built")
+    }
+
+    /// Schedules equation `e` at `map`: its operands, then the equation itself.
+    fn expand(&self, e: &'a Eqn, map: Map, key: Option<(u32, Map)>, tasks: &mut Vec<Task<'a>>) {
+        let operands = self.operands(e, &map);
+        tasks.push(Task::Finish(e, map, key, operands.len()));
+        tasks.extend(operands.into_iter().rev().map(|(a, m)| Task::Visit(a, m)));
     }
 
     /// The map of an elementwise operand: size-1 dimensions broadcast (index 0).
@@ -646,62 +728,46 @@ impl<'a> Builder<'a> {
             .collect()
     }
 
-    fn eqn(&mut self, e: &Eqn, map: &Map) -> NodeId {
+    /// The operands equation `e` at `map` computes in the kernel, with their maps, in the
+    /// order their nodes are built.
+    fn operands(&self, e: &'a Eqn, map: &Map) -> Vec<(&'a Atom, Map)> {
         let out = &e.outputs[0].aval;
-        let dtype = out.dtype;
-        let z = |s: &Self| Affine::constant(0, s.nloops);
+        let z = || Affine::constant(0, self.nloops);
+        // The first operand, of the equations that have one.
+        let x = || &e.inputs[0];
         match &e.prim {
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::IntegerPow { .. }
             | Prim::SelectN
             | Prim::ConvertElementType { .. }
-            | Prim::BitcastConvertType { .. } => {
-                let args: Vec<NodeId> = e
-                    .inputs
-                    .iter()
-                    .map(|a| {
-                        let m = self.operand_map(a, &out.shape, map);
-                        self.atom(a, &m)
-                    })
-                    .collect();
-                let deps = args.iter().fold(0, |m, &a| m | self.nodes[a].deps);
-                self.push(
-                    NodeOp::Apply {
-                        prim: e.prim.clone(),
-                        args,
-                    },
-                    dtype,
-                    deps,
-                )
-            }
-            Prim::Iota { dimension, .. } => {
-                let value = map[*dimension].clone();
-                let deps = value.deps();
-                self.push(NodeOp::Iota { value }, dtype, deps)
-            }
+            | Prim::BitcastConvertType { .. } => e
+                .inputs
+                .iter()
+                .map(|a| (a, self.operand_map(a, &out.shape, map)))
+                .collect(),
+            Prim::Iota { .. } | Prim::Reshape { .. } | Prim::Squeeze { .. } => vec![],
             Prim::BroadcastInDim {
                 broadcast_dimensions,
                 ..
             } => {
-                let x = &e.inputs[0];
-                let xs = x.aval().shape;
+                let xs = x().aval().shape;
                 let m: Map = broadcast_dimensions
                     .iter()
                     .enumerate()
-                    .map(|(i, &d)| if xs[i] == 1 { z(self) } else { map[d].clone() })
+                    .map(|(i, &d)| if xs[i] == 1 { z() } else { map[d].clone() })
                     .collect();
-                self.atom(x, &m)
+                vec![(x(), m)]
             }
             Prim::Transpose { permutation } => {
-                let mut m = vec![z(self); permutation.len()];
+                let mut m = vec![z(); permutation.len()];
                 for (i, &p) in permutation.iter().enumerate() {
                     m[p] = map[i].clone();
                 }
-                self.atom(&e.inputs[0], &m)
+                vec![(x(), m)]
             }
             Prim::Rev { dimensions } => {
-                let xs = e.inputs[0].aval().shape;
+                let xs = x().aval().shape;
                 let m: Map = map
                     .iter()
                     .enumerate()
@@ -713,7 +779,7 @@ impl<'a> Builder<'a> {
                         }
                     })
                     .collect();
-                self.atom(&e.inputs[0], &m)
+                vec![(x(), m)]
             }
             Prim::Slice {
                 start_indices,
@@ -728,21 +794,86 @@ impl<'a> Builder<'a> {
                         a.scale_add(st, start_indices[d] as i64)
                     })
                     .collect();
-                self.atom(&e.inputs[0], &m)
+                vec![(x(), m)]
             }
+            Prim::Pad { padding_config } => {
+                let m: Map = map
+                    .iter()
+                    .zip(padding_config)
+                    .map(|(a, &(lo, _, _))| a.scale_add(1, -lo))
+                    .collect();
+                vec![(x(), m), (&e.inputs[1], vec![])]
+            }
+            Prim::Concatenate { dimension } => {
+                let d = *dimension;
+                let mut start = 0i64;
+                e.inputs
+                    .iter()
+                    .map(|a| {
+                        let mut m = map.clone();
+                        m[d] = map[d].scale_add(1, -start);
+                        start += a.aval().shape[d] as i64;
+                        (a, m)
+                    })
+                    .collect()
+            }
+            Prim::Gather { dims, .. } => {
+                let idx = &e.inputs[1];
+                let irank = idx.aval().ndim();
+                // Output dimensions that are batch dimensions, in order of the indices' dims.
+                let batch: Vec<usize> = (0..out.ndim())
+                    .filter(|d| !dims.offset_dims.contains(d))
+                    .collect();
+                (0..dims.start_index_map.len())
+                    .map(|k| {
+                        let mut m: Map = batch.iter().map(|&b| map[b].clone()).collect();
+                        m.truncate(irank - 1);
+                        m.push(Affine::constant(k as i64, self.nloops));
+                        (idx, m)
+                    })
+                    .collect()
+            }
+            other => unreachable!("{} is not fusable", other.name()),
+        }
+    }
+
+    /// The node of equation `e` at `map`, given the nodes of its [`operands`](Self::operands).
+    fn finish(&mut self, e: &Eqn, map: &Map, args: &[NodeId]) -> NodeId {
+        let out = &e.outputs[0].aval;
+        let dtype = out.dtype;
+        match &e.prim {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::SelectN
+            | Prim::ConvertElementType { .. }
+            | Prim::BitcastConvertType { .. } => {
+                let deps = args.iter().fold(0, |m, &a| m | self.nodes[a].deps);
+                self.push(
+                    NodeOp::Apply {
+                        prim: e.prim.clone(),
+                        args: args.to_vec(),
+                    },
+                    dtype,
+                    deps,
+                )
+            }
+            Prim::Iota { dimension, .. } => {
+                let value = map[*dimension].clone();
+                let deps = value.deps();
+                self.push(NodeOp::Iota { value }, dtype, deps)
+            }
+            Prim::BroadcastInDim { .. }
+            | Prim::Transpose { .. }
+            | Prim::Rev { .. }
+            | Prim::Slice { .. } => args[0],
             Prim::Reshape { .. } | Prim::Squeeze { .. } => match &e.inputs[0] {
                 Atom::Lit(l) => self.push(NodeOp::Lit(l.clone()), dtype, 0),
                 Atom::Var(v) => self.load(v, &out.shape, map, true),
             },
             Prim::Pad { padding_config } => {
                 let xs = e.inputs[0].aval().shape;
-                let m: Map = map
-                    .iter()
-                    .zip(padding_config)
-                    .map(|(a, &(lo, _, _))| a.scale_add(1, -lo))
-                    .collect();
-                let inner = self.atom(&e.inputs[0], &m);
-                let value = self.atom(&e.inputs[1], &vec![]);
+                let (inner, value) = (args[0], args[1]);
                 let mut mask: Option<NodeId> = None;
                 for (d, &(lo, hi, _)) in padding_config.iter().enumerate() {
                     if lo == 0 && hi == 0 {
@@ -771,11 +902,9 @@ impl<'a> Builder<'a> {
                 let d = *dimension;
                 let mut parts = Vec::new();
                 let mut start = 0i64;
-                for a in &e.inputs {
+                for (a, &node) in e.inputs.iter().zip(args) {
                     let n = a.aval().shape[d] as i64;
-                    let mut m = map.clone();
-                    m[d] = map[d].scale_add(1, -start);
-                    parts.push((self.atom(a, &m), start, start + n));
+                    parts.push((node, start, start + n));
                     start += n;
                 }
                 let (mut acc, _, _) = parts.pop().expect("at least one operand");
@@ -801,8 +930,6 @@ impl<'a> Builder<'a> {
                 };
                 let xs = operand.aval.shape.clone();
                 let strides = strides_of(&xs);
-                let idx = &e.inputs[1];
-                let irank = idx.aval().ndim();
                 // Output dimensions that are batch dimensions, in order of the indices' dims.
                 let batch: Vec<usize> = (0..out.ndim())
                     .filter(|d| !dims.offset_dims.contains(d))
@@ -822,18 +949,16 @@ impl<'a> Builder<'a> {
                 {
                     window = window.add(&map[batch[*id]].scale_add(strides[*od] as i64, 0));
                 }
-                let mut starts = Vec::new();
-                for (k, &d) in dims.start_index_map.iter().enumerate() {
-                    let mut m: Map = batch.iter().map(|&b| map[b].clone()).collect();
-                    m.truncate(irank - 1);
-                    m.push(Affine::constant(k as i64, self.nloops));
-                    let node = self.atom(idx, &m);
-                    starts.push(Start {
+                let starts: Vec<Start> = dims
+                    .start_index_map
+                    .iter()
+                    .zip(args)
+                    .map(|(&d, &node)| Start {
                         node,
                         stride: strides[d] as i64,
                         max: (xs[d] - slice_sizes[d]) as i64,
-                    });
-                }
+                    })
+                    .collect();
                 let slot = self.slot(operand);
                 let deps = starts
                     .iter()
