@@ -64,9 +64,18 @@ fn a_chain_of_100000_equations_traces_prints_and_evaluates_on_a_2_mib_stack() {
         let text = j.to_string();
         assert_eq!(text.lines().count(), LONG + 2);
         assert!(text.starts_with("{ lambda ; a:f32[8]. let\n    b:f32[8] = mul a 1.0001"));
-        let y = eval_jaxpr(&j, &[x.clone()]);
+        let y = eval_jaxpr(&j, std::slice::from_ref(&x));
         assert_eq!(y[0].to_vec::<f32>(), chain_scalar(&x.to_vec::<f32>(), LONG));
     });
+}
+
+#[test]
+fn a_chain_of_100_equations_stays_one_kernel() {
+    let x = jnp::linspace(-1.0, 1.0, 64);
+    let compiled = jit(|x| chain(x, 100)).lower(&x).unwrap().compile().unwrap();
+    assert_eq!(compiled.fusion().len(), 1);
+    let y: Tensor = compiled.call(x.clone()).unwrap();
+    assert_eq!(y.to_vec::<f32>(), chain_scalar(&x.to_vec::<f32>(), 100));
 }
 
 const MEDIUM: usize = 10_000;
