@@ -1,12 +1,13 @@
 //! Compile time of long elementwise chains: `x = x * 1.0001 + 0.5`, two equations a step,
-//! traced, compiled (simplify, fuse, plan) and run on a thread with a 2 MiB stack.
+//! traced, compiled (simplify, fuse, plan) and run on a thread with a 2 MiB stack; then the
+//! jitted gradient of a chain as long of `y = sin(y) + 0.5`.
 //!
 //! `cargo run --release --example long_chain [equations...] [--stack MiB]`
 //! (default: 10000 40000 100000 equations, 2 MiB).
 
 use std::time::Instant;
 
-use oxla::{jit, make_jaxpr, numpy as jnp, Tensor};
+use oxla::{grad, jit, make_jaxpr, numpy as jnp, Tensor};
 
 /// The chain of `eqns` equations on `x`.
 fn chain(x: Tensor, eqns: usize) -> Tensor {
@@ -45,6 +46,23 @@ fn measure(eqns: usize) {
     println!(
         "{eqns:>7} equations: trace {trace_s:6.3} s, lower+compile {compile_s:6.3} s, \
          run {run_s:6.3} s, drop {drop_s:6.3} s, {kernels} kernels, bitwise equal: {same}"
+    );
+    // The gradient of `sum(y)`, `y = sin(y) + 0.5` chained: its backward pass reads every
+    // step's value.
+    let sin_chain = move |x: Tensor| (0..eqns / 2).fold(x, |y, _| jnp::sin(&y) + 0.5).sum(None);
+    let g = jit(move |x| grad(sin_chain).call(x).expect("a scalar"));
+    let t = Instant::now();
+    let compiled = g.lower(&x).expect("traced").compile().expect("compiled");
+    let compile_s = t.elapsed().as_secs_f64();
+    let steps = compiled.jaxpr().jaxpr.eqns.len();
+    let t = Instant::now();
+    let dx: Tensor = compiled.call(x).expect("runs");
+    let run_s = t.elapsed().as_secs_f64();
+    let finite = dx.to_vec::<f32>().iter().all(|v| v.is_finite());
+    println!(
+        "{steps:>7} equations of the gradient of a sin chain: trace+compile {compile_s:6.3} s, \
+         run {run_s:6.3} s, {} steps, finite: {finite}",
+        compiled.fusion().len()
     );
 }
 
