@@ -6,8 +6,10 @@
 //! of the value that consumes them; a reduction fuses with its producer. A value is
 //! materialised only where it must be: arguments, constants and results, outputs of
 //! primitives that run on their own kernels (`dot_general`, `sort`, `scatter-add`, ...),
-//! reductions, operands that need a buffer (the operand of a gather or a reshape), and
-//! values whose fused expression is too large to recompute in every consumer.
+//! reductions, operands that need a buffer (the operand of a gather or a reshape), values
+//! whose fused expression is too large to recompute in every consumer, and values that
+//! would make a kernel too large (a long chain is cut into kernels of bounded size).
+//! Every pass is linear in the program and none recurses along it.
 
 use std::collections::HashMap;
 use std::panic::Location;
@@ -17,6 +19,9 @@ use smallvec::SmallVec;
 use crate::array::{strides_of, Array, DType, Values, ValuesMut};
 use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
 use crate::prims::{GatherMode, Prim, ReduceOp};
+use builder::Builder;
+
+mod builder;
 
 /// An affine function of the kernel's loop indices: `base + sum(coef[k] * loop[k])`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -298,6 +303,14 @@ fn fusable_reduce(e: &Eqn) -> bool {
 /// Largest fused expression (in equations) recomputed in each consumer rather than stored.
 const RECOMPUTE_LIMIT: usize = 48;
 
+/// Longest chain of equations one kernel computes; see [`cap_kernels`]. (The programs of
+/// the seeds and the tests fuse chains of at most about 20.)
+const DEPTH_LIMIT: usize = 128;
+
+/// Largest fused expression (in equations, counted as a tree) of one kernel; see
+/// [`cap_kernels`]. (The seeds' and the tests' largest count 1,355, of 73 equations.)
+const TREE_LIMIT: usize = 1 << 14;
+
 /// The steps of a program: which equations become kernels and which run alone.
 pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
     let j = &cj.jaxpr;
@@ -344,6 +357,10 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         .filter_map(Atom::var)
         .map(|v| v.id)
         .collect();
+    let mut uses: HashMap<u32, usize> = HashMap::new();
+    for v in j.eqns.iter().flat_map(|e| &e.inputs).filter_map(Atom::var) {
+        *uses.entry(v.id).or_default() += 1;
+    }
     for (i, e) in j.eqns.iter().enumerate() {
         let elementwise = matches!(
             e.prim,
@@ -365,13 +382,7 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
             continue;
         };
         let re = &j.eqns[r];
-        let single_use = j
-            .eqns
-            .iter()
-            .flat_map(|x| &x.inputs)
-            .filter(|a| matches!(a, Atom::Var(u) if u.id == v.id))
-            .count()
-            == 1;
+        let single_use = uses.get(&v.id) == Some(&1);
         if elementwise
             && fusable_reduce(re)
             && single_use
@@ -384,6 +395,7 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         }
     }
     let epilogues = &epilogues;
+    cap_kernels(j, &mut stored);
     // A value fused into several kernels is recomputed by each; one with a large
     // expression is stored instead, and the kernels are formed again.
     for _ in 0..4 {
@@ -412,6 +424,40 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
         stored.extend(heavy);
     }
     form(cj, &producer, &stored, epilogues).0
+}
+
+/// Stores every value whose fused expression would chain [`DEPTH_LIMIT`] equations, or
+/// count [`TREE_LIMIT`] as a tree (an operand used twice by one
+/// equation counts once; one reached along several paths counts once per path, so the
+/// count is never below the kernel's nodes). Each kernel then has a bounded number of
+/// nodes, and so of lane buffers: a chain of 100,000 operations becomes 782 kernels
+/// of 128 operations, each storing its result for the next, instead of one kernel with
+/// 200,000 lane buffers (800 MB at 1,024 lanes of `f32`). Values are computed by the same
+/// operations either way, so results are bitwise the same. Linear in the program.
+fn cap_kernels(j: &crate::core::Jaxpr, stored: &mut std::collections::HashSet<u32>) {
+    // Per unstored value: equations of its expression as a tree, and of its longest chain.
+    let mut size: HashMap<u32, (usize, usize)> = HashMap::new();
+    for e in j.eqns.iter().filter(|e| fusable(e)) {
+        let mut operands: SmallVec<[u32; 4]> = SmallVec::new();
+        for v in e.inputs.iter().filter_map(Atom::var) {
+            if !stored.contains(&v.id) && !operands.contains(&v.id) {
+                operands.push(v.id);
+            }
+        }
+        let (mut tree, mut depth) = (1usize, 1usize);
+        for id in &operands {
+            let (t, d) = size.get(id).copied().unwrap_or((0, 0));
+            tree = tree.saturating_add(t);
+            depth = depth.max(d + 1);
+        }
+        for o in &e.outputs {
+            if tree >= TREE_LIMIT || depth >= DEPTH_LIMIT {
+                stored.insert(o.id);
+            } else if !stored.contains(&o.id) {
+                size.insert(o.id, (tree, depth));
+            }
+        }
+    }
 }
 
 /// The steps for a given set of stored values, and the unstored values that more than one
@@ -466,416 +512,4 @@ fn form(
         .map(|(v, _)| v)
         .collect();
     (steps, shared)
-}
-
-/// The index map of a node: one affine function of the loops per dimension of its value.
-type Map = Vec<Affine>;
-
-struct Builder<'a> {
-    cj: &'a ClosedJaxpr,
-    producer: &'a HashMap<u32, usize>,
-    stored: &'a std::collections::HashSet<u32>,
-    nloops: usize,
-    nodes: Vec<Node>,
-    memo: HashMap<(u32, Map), NodeId>,
-    inputs: Vec<Var>,
-    eqns: Vec<usize>,
-    root: &'a Eqn,
-}
-
-impl<'a> Builder<'a> {
-    fn new(
-        cj: &'a ClosedJaxpr,
-        producer: &'a HashMap<u32, usize>,
-        stored: &'a std::collections::HashSet<u32>,
-        root: &'a Eqn,
-    ) -> Builder<'a> {
-        Builder {
-            cj,
-            producer,
-            stored,
-            nloops: 0,
-            nodes: Vec::new(),
-            memo: HashMap::new(),
-            inputs: Vec::new(),
-            eqns: Vec::new(),
-            root,
-        }
-    }
-
-    fn kernel(&mut self, index: usize) -> Kernel {
-        let e = self.root;
-        let (loops, reduce, body): (Vec<usize>, _, Option<&Atom>) = match &e.prim {
-            Prim::Reduce { op, axes } if fusable_reduce(e) => {
-                let shape = e.inputs[0].aval().shape.to_vec();
-                let flags = (0..shape.len()).map(|d| axes.contains(&d)).collect();
-                (shape, Some((*op, flags)), Some(&e.inputs[0]))
-            }
-            _ => (e.outputs[0].aval.shape.to_vec(), None, None),
-        };
-        self.nloops = loops.len();
-        let identity: Map = (0..loops.len())
-            .map(|k| Affine::loop_index(k, loops.len()))
-            .collect();
-        self.eqns.push(index);
-        let root = match body {
-            Some(a) => self.atom(a, &identity),
-            None => self.eqn(e, &identity),
-        };
-        if root + 1 != self.nodes.len() {
-            // A fold answered with an earlier node (a `select_n` whose predicate is known
-            // here); the kernel's root is its last node.
-            let node = self.nodes[root].clone();
-            self.nodes.push(node);
-        }
-        let mut k = Kernel {
-            out: e.outputs[0].clone(),
-            loops,
-            reduce,
-            nodes: std::mem::take(&mut self.nodes),
-            inputs: std::mem::take(&mut self.inputs),
-            eqns: std::mem::take(&mut self.eqns),
-            source: e.source,
-            epilogue: None,
-            prepared: std::sync::OnceLock::new(),
-        };
-        k.coalesce();
-        k
-    }
-
-    /// Adds a node, folding what is known when the kernel is built: a range test or an
-    /// iota that depends on no loop is a literal, and a `select_n` with a literal
-    /// predicate is the case it picks.
-    fn push(&mut self, op: NodeOp, dtype: DType, deps: u64) -> NodeId {
-        let op = match op {
-            NodeOp::InRange { value, lo, hi } if value.deps() == 0 => {
-                NodeOp::Lit(Array::scalar((lo..hi).contains(&value.base)))
-            }
-            NodeOp::Iota { value } if value.deps() == 0 => {
-                let v = Array::scalar(value.base as f64);
-                NodeOp::Lit(
-                    Prim::ConvertElementType { new_dtype: dtype }
-                        .eval(&[v])
-                        .remove(0),
-                )
-            }
-            NodeOp::Apply {
-                prim: Prim::SelectN,
-                args,
-            } if matches!(self.nodes[args[0]].op, NodeOp::Lit(_)) => {
-                let NodeOp::Lit(p) = &self.nodes[args[0]].op else {
-                    unreachable!("matched above")
-                };
-                let which = (p.item().max(0.0) as usize).min(args.len() - 2);
-                return args[1 + which];
-            }
-            op => op,
-        };
-        self.nodes.push(Node { op, dtype, deps });
-        self.nodes.len() - 1
-    }
-
-    fn slot(&mut self, v: &Var) -> usize {
-        match self.inputs.iter().position(|i| i.id == v.id) {
-            Some(s) => s,
-            None => {
-                self.inputs.push(v.clone());
-                self.inputs.len() - 1
-            }
-        }
-    }
-
-    /// A load of stored `v` at `map` over the row-major layout of `shape`.
-    fn load(&mut self, v: &Var, shape: &[usize], map: &Map, clamp: bool) -> NodeId {
-        let strides = strides_of(shape);
-        let offset = map
-            .iter()
-            .zip(&strides)
-            .fold(Affine::constant(0, self.nloops), |acc, (m, &s)| {
-                acc.add(&m.scale_add(s as i64, 0))
-            });
-        let slot = self.slot(v);
-        let deps = offset.deps();
-        self.push(
-            NodeOp::Load {
-                slot,
-                offset,
-                clamp,
-            },
-            v.aval.dtype,
-            deps,
-        )
-    }
-
-    fn atom(&mut self, a: &Atom, map: &Map) -> NodeId {
-        match a {
-            Atom::Lit(l) => self.push(NodeOp::Lit(l.clone()), l.dtype(), 0),
-            Atom::Var(v) => {
-                let key = (v.id, map.clone());
-                if let Some(&n) = self.memo.get(&key) {
-                    return n;
-                }
-                let n = if self.stored.contains(&v.id) {
-                    self.load(v, &v.aval.shape.clone(), map, true)
-                } else {
-                    let i = self.producer[&v.id];
-                    let e = &self.cj.jaxpr.eqns[i];
-                    self.eqns.push(i);
-                    self.eqn(e, map)
-                };
-                self.memo.insert(key, n);
-                n
-            }
-        }
-    }
-
-    /// The map of an elementwise operand: size-1 dimensions broadcast (index 0).
-    fn operand_map(&self, a: &Atom, out: &[usize], map: &Map) -> Map {
-        let s = a.aval().shape;
-        if s.is_empty() {
-            return vec![];
-        }
-        s.iter()
-            .zip(out)
-            .zip(map)
-            .map(|((&d, &o), m)| {
-                if d == 1 && o != 1 {
-                    Affine::constant(0, self.nloops)
-                } else {
-                    m.clone()
-                }
-            })
-            .collect()
-    }
-
-    fn eqn(&mut self, e: &Eqn, map: &Map) -> NodeId {
-        let out = &e.outputs[0].aval;
-        let dtype = out.dtype;
-        let z = |s: &Self| Affine::constant(0, s.nloops);
-        match &e.prim {
-            Prim::Unary(_)
-            | Prim::Binary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::SelectN
-            | Prim::ConvertElementType { .. }
-            | Prim::BitcastConvertType { .. } => {
-                let args: Vec<NodeId> = e
-                    .inputs
-                    .iter()
-                    .map(|a| {
-                        let m = self.operand_map(a, &out.shape, map);
-                        self.atom(a, &m)
-                    })
-                    .collect();
-                let deps = args.iter().fold(0, |m, &a| m | self.nodes[a].deps);
-                self.push(
-                    NodeOp::Apply {
-                        prim: e.prim.clone(),
-                        args,
-                    },
-                    dtype,
-                    deps,
-                )
-            }
-            Prim::Iota { dimension, .. } => {
-                let value = map[*dimension].clone();
-                let deps = value.deps();
-                self.push(NodeOp::Iota { value }, dtype, deps)
-            }
-            Prim::BroadcastInDim {
-                broadcast_dimensions,
-                ..
-            } => {
-                let x = &e.inputs[0];
-                let xs = x.aval().shape;
-                let m: Map = broadcast_dimensions
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &d)| if xs[i] == 1 { z(self) } else { map[d].clone() })
-                    .collect();
-                self.atom(x, &m)
-            }
-            Prim::Transpose { permutation } => {
-                let mut m = vec![z(self); permutation.len()];
-                for (i, &p) in permutation.iter().enumerate() {
-                    m[p] = map[i].clone();
-                }
-                self.atom(&e.inputs[0], &m)
-            }
-            Prim::Rev { dimensions } => {
-                let xs = e.inputs[0].aval().shape;
-                let m: Map = map
-                    .iter()
-                    .enumerate()
-                    .map(|(d, a)| {
-                        if dimensions.contains(&d) {
-                            a.scale_add(-1, xs[d] as i64 - 1)
-                        } else {
-                            a.clone()
-                        }
-                    })
-                    .collect();
-                self.atom(&e.inputs[0], &m)
-            }
-            Prim::Slice {
-                start_indices,
-                strides,
-                ..
-            } => {
-                let m: Map = map
-                    .iter()
-                    .enumerate()
-                    .map(|(d, a)| {
-                        let st = strides.as_ref().map_or(1, |s| s[d]) as i64;
-                        a.scale_add(st, start_indices[d] as i64)
-                    })
-                    .collect();
-                self.atom(&e.inputs[0], &m)
-            }
-            Prim::Reshape { .. } | Prim::Squeeze { .. } => match &e.inputs[0] {
-                Atom::Lit(l) => self.push(NodeOp::Lit(l.clone()), dtype, 0),
-                Atom::Var(v) => self.load(v, &out.shape, map, true),
-            },
-            Prim::Pad { padding_config } => {
-                let xs = e.inputs[0].aval().shape;
-                let m: Map = map
-                    .iter()
-                    .zip(padding_config)
-                    .map(|(a, &(lo, _, _))| a.scale_add(1, -lo))
-                    .collect();
-                let inner = self.atom(&e.inputs[0], &m);
-                let value = self.atom(&e.inputs[1], &vec![]);
-                let mut mask: Option<NodeId> = None;
-                for (d, &(lo, hi, _)) in padding_config.iter().enumerate() {
-                    if lo == 0 && hi == 0 {
-                        continue;
-                    }
-                    let r = self.push(
-                        NodeOp::InRange {
-                            value: map[d].clone(),
-                            lo,
-                            hi: lo + xs[d] as i64,
-                        },
-                        DType::Bool,
-                        map[d].deps(),
-                    );
-                    mask = Some(match mask {
-                        None => r,
-                        Some(prev) => self.and(prev, r),
-                    });
-                }
-                match mask {
-                    None => inner,
-                    Some(mask) => self.select(mask, value, inner, dtype),
-                }
-            }
-            Prim::Concatenate { dimension } => {
-                let d = *dimension;
-                let mut parts = Vec::new();
-                let mut start = 0i64;
-                for a in &e.inputs {
-                    let n = a.aval().shape[d] as i64;
-                    let mut m = map.clone();
-                    m[d] = map[d].scale_add(1, -start);
-                    parts.push((self.atom(a, &m), start, start + n));
-                    start += n;
-                }
-                let (mut acc, _, _) = parts.pop().expect("at least one operand");
-                for (node, lo, hi) in parts.into_iter().rev() {
-                    let r = self.push(
-                        NodeOp::InRange {
-                            value: map[d].clone(),
-                            lo,
-                            hi,
-                        },
-                        DType::Bool,
-                        map[d].deps(),
-                    );
-                    acc = self.select(r, acc, node, dtype);
-                }
-                acc
-            }
-            Prim::Gather {
-                dims, slice_sizes, ..
-            } => {
-                let Atom::Var(operand) = &e.inputs[0] else {
-                    unreachable!("a gather operand is an array")
-                };
-                let xs = operand.aval.shape.clone();
-                let strides = strides_of(&xs);
-                let idx = &e.inputs[1];
-                let irank = idx.aval().ndim();
-                // Output dimensions that are batch dimensions, in order of the indices' dims.
-                let batch: Vec<usize> = (0..out.ndim())
-                    .filter(|d| !dims.offset_dims.contains(d))
-                    .collect();
-                let mut window = Affine::constant(0, self.nloops);
-                let windowed = (0..xs.len()).filter(|d| {
-                    !dims.collapsed_slice_dims.contains(d)
-                        && !dims.operand_batching_dims.contains(d)
-                });
-                for (w, d) in windowed.enumerate() {
-                    window = window.add(&map[dims.offset_dims[w]].scale_add(strides[d] as i64, 0));
-                }
-                for (od, id) in dims
-                    .operand_batching_dims
-                    .iter()
-                    .zip(&dims.start_indices_batching_dims)
-                {
-                    window = window.add(&map[batch[*id]].scale_add(strides[*od] as i64, 0));
-                }
-                let mut starts = Vec::new();
-                for (k, &d) in dims.start_index_map.iter().enumerate() {
-                    let mut m: Map = batch.iter().map(|&b| map[b].clone()).collect();
-                    m.truncate(irank - 1);
-                    m.push(Affine::constant(k as i64, self.nloops));
-                    let node = self.atom(idx, &m);
-                    starts.push(Start {
-                        node,
-                        stride: strides[d] as i64,
-                        max: (xs[d] - slice_sizes[d]) as i64,
-                    });
-                }
-                let slot = self.slot(operand);
-                let deps = starts
-                    .iter()
-                    .fold(window.deps(), |m, s| m | self.nodes[s.node].deps);
-                self.push(
-                    NodeOp::Gather {
-                        slot,
-                        starts,
-                        window,
-                    },
-                    dtype,
-                    deps,
-                )
-            }
-            other => unreachable!("{} is not fusable", other.name()),
-        }
-    }
-
-    fn and(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        let deps = self.nodes[a].deps | self.nodes[b].deps;
-        self.push(
-            NodeOp::Apply {
-                prim: Prim::Binary(crate::prims::BinaryOp::And),
-                args: vec![a, b],
-            },
-            DType::Bool,
-            deps,
-        )
-    }
-
-    /// `on_true` where `mask`, else `on_false`.
-    fn select(&mut self, mask: NodeId, on_false: NodeId, on_true: NodeId, dtype: DType) -> NodeId {
-        let deps = self.nodes[mask].deps | self.nodes[on_false].deps | self.nodes[on_true].deps;
-        self.push(
-            NodeOp::Apply {
-                prim: Prim::SelectN,
-                args: vec![mask, on_false, on_true],
-            },
-            dtype,
-            deps,
-        )
-    }
 }

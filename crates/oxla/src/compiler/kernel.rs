@@ -7,6 +7,8 @@
 //! depends only on the site is computed once per block of sites, not once per neighbour.
 //! A node that does not depend on the vector loop holds a single value.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::fuse::{Affine, Kernel, NodeOp};
 use super::pairwise::Pairwise;
 
@@ -523,8 +525,20 @@ impl Scratch {
     /// Buffers for a run of `k` in blocks of up to `lanes` lanes.
     fn new(k: &Kernel, lanes: usize) -> Box<Scratch> {
         let root_dtype = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
+        // A literal holds one value.
+        let room = |op: &NodeOp| {
+            if matches!(op, NodeOp::Lit(_)) {
+                1
+            } else {
+                lanes
+            }
+        };
         Box::new(Scratch {
-            cols: k.nodes.iter().map(|n| Col::new(n.dtype, lanes)).collect(),
+            cols: k
+                .nodes
+                .iter()
+                .map(|n| Col::new(n.dtype, room(&n.op)))
+                .collect(),
             idx: vec![0; k.loops.len()],
             alias: (0..k.nodes.len()).collect(),
             offs: Vec::with_capacity(lanes),
@@ -532,6 +546,12 @@ impl Scratch {
             total: Col::new(root_dtype, 1),
             epi: Col::new(k.out.aval.dtype, lanes),
         })
+    }
+
+    /// Bytes of its lane buffers.
+    fn bytes(&self) -> usize {
+        let cols = self.cols.iter().chain([&self.acc, &self.total, &self.epi]);
+        cols.map(|c| c.buf.len_bytes()).sum()
     }
 
     /// Clears what a run leaves behind: views into its inputs, and aliases.
@@ -544,19 +564,51 @@ impl Scratch {
     }
 }
 
-/// The [`Scratch`] a kernel keeps between calls (none while a call uses it).
+/// The [`Scratch`] a kernel keeps between calls (none while a call uses it), with its
+/// bytes.
 #[derive(Default)]
-pub(crate) struct Kept(std::sync::Mutex<Option<Box<Scratch>>>);
+pub(crate) struct Kept(std::sync::Mutex<Option<(Box<Scratch>, usize)>>);
+
+/// Bytes of lane buffers that all kernels keep between calls.
+static KEPT_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// The most bytes of lane buffers kernels keep between calls, all together: a program of
+/// hundreds of kernels (a chain of 100,000 operations) allocates the buffers of those
+/// beyond it on each call, rather than holding a few KiB per node for as long as it lives.
+const KEPT_LIMIT: usize = 64 << 20;
 
 impl Kept {
     fn take(&self) -> Option<Box<Scratch>> {
-        self.0.lock().ok()?.take()
+        let (s, bytes) = self.0.lock().ok()?.take()?;
+        KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+        Some(s)
     }
 
     fn put(&self, mut s: Box<Scratch>) {
+        let bytes = s.bytes();
+        if KEPT_BYTES.fetch_add(bytes, Ordering::Relaxed) + bytes > KEPT_LIMIT {
+            KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+            return;
+        }
         s.clear();
-        if let Ok(mut kept) = self.0.lock() {
-            *kept = Some(s);
+        match self.0.lock() {
+            Ok(mut kept) => {
+                if let Some((_, old)) = kept.replace((s, bytes)) {
+                    KEPT_BYTES.fetch_sub(old, Ordering::Relaxed);
+                }
+            }
+            Err(_) => {
+                KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        let kept = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, bytes)) = kept.take() {
+            KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
         }
     }
 }

@@ -184,6 +184,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     }
     // Reuse: a kernel's result takes a buffer of its size that the step before freed.
     let mut reuse = vec![None; n];
+    let mut reused: std::collections::HashSet<u32> = std::collections::HashSet::new();
     for i in 1..n {
         let Step::Kernel(k) = &steps[i] else { continue };
         if in_place[i].is_some() {
@@ -194,11 +195,12 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         };
         reuse[i] = frees[i - 1].iter().copied().find(|id| {
             !consumed.contains_key(id)
-                && !reuse[..i].contains(&Some(*id))
+                && !reused.contains(id)
                 && info
                     .get(id)
                     .is_some_and(|b| b.kind == BufferKind::Temporary && b.bytes == bytes)
         });
+        reused.extend(reuse[i]);
     }
     analysis.in_place_results = in_place.iter().flatten().count();
     analysis.reused_buffers = reuse.iter().flatten().count();
