@@ -30,9 +30,15 @@ pub struct Slice {
     pub step: isize,
 }
 
-/// Python's `start:stop:step`; `s(None, None, -1)` is `::-1`.
+/// Python's `start:stop:step`; `s(None, None, -1)` is `::-1`. A step of 0 panics.
+#[track_caller]
 pub fn s(start: Option<isize>, stop: Option<isize>, step: isize) -> Slice {
-    assert!(step != 0, "slice step cannot be zero");
+    if step == 0 {
+        panic!(
+            "index: slice step cannot be zero\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
     Slice { start, stop, step }
 }
 

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::panic::Location;
 
 use super::batching::{batch, moveaxis};
 use crate::control;
@@ -163,7 +164,8 @@ impl<F> Vmap<F> {
     }
 
     /// Where the mapped axis goes in each output (`None`: the output must not depend on
-    /// the mapped arguments, and is returned once).
+    /// the mapped arguments, and is returned once; a mapped output with `None` panics, as
+    /// JAX's "vmap has mapped output but out_axes is None", chunked or not).
     pub fn out_axes(mut self, axes: impl Into<AxisTree>) -> Self {
         self.out_axes = axes.into();
         self
@@ -191,8 +193,14 @@ impl<F> Vmap<F> {
     /// assert_eq!(whole.to_vec::<f32>(), chunked.to_vec::<f32>());
     /// # Ok::<(), oxla::Error>(())
     /// ```
+    #[track_caller]
     pub fn chunk_size(mut self, k: usize) -> Self {
-        assert!(k > 0, "vmap: chunk_size must be positive");
+        if k == 0 {
+            panic!(
+                "vmap: chunk_size must be positive, got 0\n  at {}",
+                Location::caller()
+            );
+        }
         self.chunk = Some(k);
         self
     }
@@ -203,6 +211,11 @@ impl<F> Vmap<F> {
     /// anything runs (planned at two chunk sizes, where the bytes are affine in the size,
     /// then checked); the compiled program's
     /// [`memory_analysis`](crate::compiler::Compiled::memory_analysis) shows it.
+    ///
+    /// A budget that even one example at a time does not fit (the arguments, the results
+    /// and one example's working memory) makes [`call`](Self::call) return
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) naming the budget and what one
+    /// example needs; nothing runs.
     pub fn memory_budget(mut self, bytes: usize) -> Self {
         self.budget = Some(bytes);
         self
@@ -217,13 +230,16 @@ impl<F> Vmap<F> {
 
     /// Runs the vectorised function on `args`.
     ///
-    /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match)
-    /// panic at trace time with the argument and sizes named.
+    /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match, a
+    /// mapped output with `out_axes` `None`) panic at trace time with the argument and sizes
+    /// named. With a [`memory_budget`](Self::memory_budget) that one example at a time does
+    /// not fit, returns [`Error::OutOfMemory`](crate::Error::OutOfMemory).
     #[track_caller]
     pub fn call<A: Tree, O: Tree>(&self, args: A) -> Result<O>
     where
         F: Fn(A) -> O,
     {
+        let at = Location::caller();
         let leaves = args.leaves();
         let axes = self.in_axes.per_leaf(&args.def(), "in_axes");
         let axes: Vec<Option<usize>> = leaves
@@ -236,9 +252,8 @@ impl<F> Vmap<F> {
                     if a < -r || a >= r {
                         panic!(
                             "vmap: in_axes {a} is out of range for argument leaf {i} of shape \
-                             {:?}\n  at {}",
+                             {:?}\n  at {at}",
                             t.shape(),
-                            std::panic::Location::caller()
                         );
                     }
                     a.rem_euclid(r) as usize
@@ -260,7 +275,7 @@ impl<F> Vmap<F> {
         let (cj, out) = trace_avals(&self.f, &args, &in_avals);
         let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes");
         if self.chunk.is_some() || self.budget.is_some() {
-            let results = self.chunked(&cj, &leaves, &axes, n, &out_axes);
+            let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, at)?;
             return Ok(out.rebuild(&mut results.into_iter()));
         }
         let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
@@ -268,13 +283,16 @@ impl<F> Vmap<F> {
             .into_iter()
             .zip(out_axes)
             .enumerate()
-            .map(|(i, ((t, d), a))| place_output(t, d, a, n, i))
+            .map(|(i, ((t, d), a))| {
+                check_out_axis(&t, d, a, i, at);
+                place_output(t, d, a, n, i)
+            })
             .collect();
         Ok(out.rebuild(&mut results.into_iter()))
     }
 
     /// The batched `cj` run over chunks of the mapped axis, moved first; results placed at
-    /// `out_axes`.
+    /// `out_axes`. `at` is the user's call, named by the checks made while the body traces.
     #[track_caller]
     fn chunked(
         &self,
@@ -283,7 +301,8 @@ impl<F> Vmap<F> {
         axes: &[Option<usize>],
         n: usize,
         out_axes: &[Option<isize>],
-    ) -> Vec<Tensor> {
+        at: &'static Location<'static>,
+    ) -> Result<Vec<Tensor>> {
         let operands: Vec<Tensor> = leaves
             .iter()
             .zip(axes)
@@ -297,15 +316,19 @@ impl<F> Vmap<F> {
                 let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
                 batch_jaxpr(cj, args.collect(), c)
                     .into_iter()
+                    .zip(out_axes)
                     .enumerate()
-                    .map(|(i, (t, d))| place_output(t, d, Some(0), c, i))
+                    .map(|(i, ((t, d), a))| {
+                        check_out_axis(&t, d, *a, i, at);
+                        place_output(t, d, Some(0), c, i)
+                    })
                     .collect()
             };
             trace_avals(body, &operands, &avals).0
         };
         let chunk = match (self.chunk, self.budget) {
             (Some(k), _) => k,
-            (None, Some(b)) => control::map::chunk_for_budget(&mapped, n, b, &trace),
+            (None, Some(b)) => control::map::chunk_for_budget(&mapped, n, b, at, &trace)?,
             (None, None) => n,
         };
         let n_out = cj.jaxpr.outvars.len();
@@ -318,15 +341,15 @@ impl<F> Vmap<F> {
             self.progress,
             &trace,
         );
-        stacked
+        Ok(stacked
             .into_iter()
             .zip(out_axes)
             .map(|(t, a)| match a {
                 Some(a) => place_output(t, Some(0), Some(*a), n, 0),
-                // Unmapped: every row is the same.
+                // Unmapped (`check_out_axis` refused a mapped output): every row is the same.
                 None => t.index(0),
             })
-            .collect()
+            .collect())
     }
 
     /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
@@ -363,6 +386,39 @@ impl<F> Vmap<F> {
             );
         }
         n
+    }
+}
+
+/// Panics, naming the user's call `at`, unless output leaf `i` (`t`, batched along `d`)
+/// can be placed at `axis`: in range, and `None` only for an output that is not mapped
+/// (JAX's "vmap has mapped output but out_axes is None").
+fn check_out_axis(
+    t: &Tensor,
+    d: Option<usize>,
+    axis: Option<isize>,
+    i: usize,
+    at: &'static Location<'static>,
+) {
+    match (axis, d) {
+        (None, Some(d)) => {
+            let mut one = t.shape().to_vec();
+            one.remove(d);
+            panic!(
+                "vmap has mapped output but out_axes is None: output leaf {i} ({} per \
+                 example) depends on the mapped arguments; give it an out_axes\n  at {at}",
+                Aval::new(t.dtype(), &one)
+            )
+        }
+        (Some(a), _) => {
+            let r = t.ndim() as isize + if d.is_some() { 0 } else { 1 };
+            if a < -r || a >= r {
+                panic!(
+                    "vmap: out_axes {a} is out of range for output leaf {i} of rank {r}\n  \
+                     at {at}"
+                );
+            }
+        }
+        (None, None) => {}
     }
 }
 
