@@ -550,6 +550,9 @@ fn vmap_in_axes_out_of_range() {
     let bad = || vmap(|x: Tensor| x).in_axes(2).call::<_, Tensor>(m23());
     let (line, msg) = (line!() - 1, message(bad));
     assert_mentions(&msg, line, &["vmap", "in_axes 2", "[2, 3]"]);
+    let bad = || vmap(|x: Tensor| x).in_axes((0, 0)).call::<_, Tensor>(m23());
+    let (line, msg) = (line!() - 1, message(bad));
+    assert_mentions(&msg, line, &["vmap", "in_axes (0, 0)", "does not match"]);
 }
 
 #[test]
