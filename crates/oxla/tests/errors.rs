@@ -737,6 +737,12 @@ fn a_slice_step_of_zero() {
 }
 
 #[test]
+fn ix_of_a_matrix() {
+    let (line, msg) = (line!(), message(|| jnp::ix_(&[jnp::arange(2), m23()])));
+    assert_mentions(&msg, line, &["ix_", "one-dimensional", "[2, 3]"]);
+}
+
+#[test]
 fn numpy_constructors_of_bad_arguments() {
     let (line, msg) = (line!(), message(|| jnp::arange_step(0.0, 1.0, 0.0)));
     assert_mentions(&msg, line, &["arange_step", "step"]);

@@ -450,17 +450,18 @@ pub(crate) fn index(x: &Tensor, idx: Vec<IndexItem>) -> Tensor {
 #[track_caller]
 pub fn ix_(arrays: &[Tensor]) -> Vec<Tensor> {
     let _line = crate::core::user_line();
+    let at = std::panic::Location::caller();
     let n = arrays.len();
     arrays
         .iter()
         .enumerate()
         .map(|(k, a)| {
-            assert_eq!(
-                a.ndim(),
-                1,
-                "ix_: arrays must be one-dimensional, got {:?}",
-                a.shape()
-            );
+            if a.ndim() != 1 {
+                panic!(
+                    "ix_: arrays must be one-dimensional, got shape {:?} for array {k}\n  at {at}",
+                    a.shape()
+                );
+            }
             let mut shape = vec![1; n];
             shape[k] = a.shape()[0];
             lax::broadcast_in_dim(a, &shape, &[k])
