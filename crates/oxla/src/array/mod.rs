@@ -82,13 +82,14 @@ impl Array {
     /// An array copied from a slice of elements in row-major order.
     #[track_caller]
     pub fn from_slice<T: Elem>(data: &[T], shape: &[usize]) -> Array {
-        assert_eq!(
-            data.len(),
-            numel(shape),
-            "from_vec: {} elements cannot have shape {:?}",
-            data.len(),
-            shape
-        );
+        if data.len() != numel(shape) {
+            panic!(
+                "from_vec: {} elements cannot have shape {:?}\n  at {}",
+                data.len(),
+                shape,
+                std::panic::Location::caller()
+            );
+        }
         Array::from_buffer(T::DTYPE, shape, Buffer::from_slice(data))
     }
 
@@ -130,13 +131,14 @@ impl Array {
     /// The elements, which must be of type `T`.
     #[track_caller]
     pub fn as_slice<T: Elem>(&self) -> &[T] {
-        assert_eq!(
-            T::DTYPE,
-            self.dtype,
-            "as_slice::<{}> of a {} array",
-            T::DTYPE,
-            self.dtype
-        );
+        if T::DTYPE != self.dtype {
+            panic!(
+                "as_slice::<{}> of a {} array\n  at {}",
+                T::DTYPE,
+                self.dtype,
+                std::panic::Location::caller()
+            );
+        }
         self.buf.as_slice()
     }
 
@@ -180,12 +182,13 @@ impl Array {
     /// The single element of a size-1 array, as `f64`.
     #[track_caller]
     pub fn item(&self) -> f64 {
-        assert_eq!(
-            self.size(),
-            1,
-            "item() of an array of shape {:?}",
-            self.shape
-        );
+        if self.size() != 1 {
+            panic!(
+                "item() of an array of shape {:?}: it needs exactly one element\n  at {}",
+                self.shape,
+                std::panic::Location::caller()
+            );
+        }
         self.to_f64_vec()[0]
     }
 

@@ -95,6 +95,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     }
 
     /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).
+    #[track_caller]
     pub fn lower(&self, args: &A) -> Result<Lowered<O>> {
         let (jaxpr, out) = trace(&self.f, args);
         Ok(Lowered {
@@ -182,7 +183,9 @@ pub struct Compiled<O> {
 }
 
 impl<O: Tree> Compiled<O> {
-    /// Runs the program on arguments of the avals it was compiled for.
+    /// Runs the program on arguments of the avals it was compiled for (others panic, naming
+    /// the caller's line).
+    #[track_caller]
     pub fn call<A: Tree>(&self, args: A) -> Result<O> {
         self.exe.run_tree(args, None)
     }
@@ -199,6 +202,7 @@ impl<O: Tree> Compiled<O> {
     /// assert_eq!(times.len(), c.fusion().len());
     /// assert!((y.item() - 1000.0 * 1f64.exp()).abs() < 1e-2);
     /// ```
+    #[track_caller]
     pub fn profile<A: Tree>(&self, args: A) -> Result<(O, Vec<Duration>)> {
         let mut times = Vec::with_capacity(self.exe.steps.len());
         let out = self.exe.run_tree(args, Some(&mut times))?;

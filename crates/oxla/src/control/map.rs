@@ -18,6 +18,7 @@ use super::{dense_tangents, float_positions, sparse_tangents};
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
+use crate::error::{Error, Result};
 use crate::memory::{BufferInfo, BufferKind};
 use crate::prims::{aval_of, BinaryOp, Prim};
 
@@ -151,18 +152,38 @@ pub(crate) fn chunk_avals(operands: &[Aval], mapped: &[bool], c: usize) -> Vec<A
         .collect()
 }
 
+/// What a chunked map plans to hold at one chunk size: its operands and stacked results
+/// (whole) and one chunk's working memory (the body's planned peak less the unmapped
+/// operands it shares).
+struct Footprint {
+    operands: usize,
+    results: usize,
+    working: usize,
+    /// The body's largest buffer at its peak, as `Error::OutOfMemory` describes it.
+    largest: String,
+}
+
+impl Footprint {
+    fn total(&self) -> usize {
+        self.operands + self.results + self.working
+    }
+}
+
 /// The largest chunk size (at most `length`) at which the map's planned peak — its operands,
-/// its stacked results and one chunk's working memory (the body's planned peak less the
-/// unmapped operands it shares) — fits in `budget`. The bytes are affine in the size: two
-/// plans give the line, a third checks the size it gives (and smaller ones, while they do
-/// not fit). Nothing runs.
+/// its stacked results and one chunk's working memory — fits in `budget`. The bytes are
+/// affine in the size: two plans give the line, a third checks the size it gives (and
+/// smaller ones, while they do not fit). Nothing runs.
+///
+/// A budget that a chunk of one example does not fit is [`Error::OutOfMemory`], naming the
+/// budget, the user's call `at` and what one example needs.
 pub(crate) fn chunk_for_budget(
     mapped: &[bool],
     length: usize,
     budget: usize,
+    at: &'static Location<'static>,
     trace: &TraceBody,
-) -> usize {
-    let bytes = |c: usize| {
+) -> Result<usize> {
+    let footprint = |c: usize| {
         let body = open(trace(c), &[], &[]);
         let whole = |a: &Aval| a.nbytes() / c * length;
         let (mut shared, mut operands) = (0, 0);
@@ -176,10 +197,24 @@ pub(crate) fn chunk_for_budget(
         }
         let results: usize = body.jaxpr.out_avals().iter().map(whole).sum();
         let plan = Executable::new(body);
-        plan.analysis().peak_bytes.saturating_sub(shared) + operands + results
+        // The body's own largest buffer (its operands are counted whole above).
+        let mut own = plan.analysis().clone();
+        own.largest
+            .retain(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output));
+        let largest = match own.out_of_memory(budget) {
+            Error::OutOfMemory { largest, .. } => largest,
+            _ => String::from("-"),
+        };
+        Footprint {
+            operands,
+            results,
+            working: plan.analysis().peak_bytes.saturating_sub(shared),
+            largest,
+        }
     };
-    if length <= 1 {
-        return length.max(1);
+    let bytes = |c: usize| footprint(c).total();
+    if length == 0 {
+        return Ok(1);
     }
     let k1 = length.min(8);
     let k2 = length.min(16);
@@ -198,7 +233,29 @@ pub(crate) fn chunk_for_budget(
     while k > 1 && bytes(k) > budget {
         k = (k * 9 / 10).min(k - 1).max(1);
     }
-    k
+    if k > 1 {
+        return Ok(k);
+    }
+    let one = footprint(1);
+    if one.total() <= budget {
+        return Ok(1);
+    }
+    let b = crate::memory::format_bytes;
+    let advice = format!(
+        "; the limit is vmap's memory_budget({budget}), called at {at}, and even one example \
+         per chunk needs {} ({} of arguments, {} of results, {} of one example's working \
+         memory): raise the budget or pass smaller arguments",
+        b(one.total()),
+        b(one.operands),
+        b(one.results),
+        b(one.working),
+    );
+    Err(Error::OutOfMemory {
+        needed: one.total(),
+        limit: budget,
+        largest: one.largest,
+        advice,
+    })
 }
 
 impl MapSpec {
@@ -564,8 +621,14 @@ pub fn lax_map<F, A>(f: F, xs: A) -> LaxMap<F, A> {
 
 impl<F, A: crate::tree::Tree> LaxMap<F, A> {
     /// How many slices run together.
+    #[track_caller]
     pub fn batch_size(mut self, k: usize) -> Self {
-        assert!(k > 0, "lax::map: batch_size must be positive");
+        if k == 0 {
+            panic!(
+                "lax::map: batch_size must be positive, got 0\n  at {}",
+                Location::caller()
+            );
+        }
         self.batch = k;
         self
     }

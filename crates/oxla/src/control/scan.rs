@@ -95,13 +95,18 @@ fn scan_with<C: Tree, X: Tree, Y: Tree>(
     length: Option<usize>,
     reverse: bool,
 ) -> (C, Y) {
+    let at = std::panic::Location::caller();
     let carry = init.leaves();
     let xl = xs.leaves();
     let length = length.unwrap_or_else(|| match xl.first() {
         Some(x) if x.ndim() > 0 => x.shape()[0],
-        _ => panic!(
-            "scan: the scanned operands have no leading axis to scan over\n  at {}",
-            std::panic::Location::caller()
+        Some(x) => panic!(
+            "scan: scanned leaf 0 has shape {:?}: the scanned operands have no leading axis \
+             to scan over\n  at {at}",
+            x.shape()
+        ),
+        None => panic!(
+            "scan: there are no scanned operands, so no leading axis to scan over\n  at {at}"
         ),
     });
     for (i, x) in xl.iter().enumerate() {

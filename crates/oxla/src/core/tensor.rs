@@ -124,13 +124,15 @@ impl Tensor {
     /// The concrete array. Panics on a tracer: a traced value has no data yet.
     #[track_caller]
     pub fn array(&self) -> &Array {
-        self.try_array().unwrap_or_else(|| {
-            panic!(
+        match self.try_array() {
+            Some(a) => a,
+            None => panic!(
                 "a tracer of aval {} has no concrete value: the function is being traced \
-                 (make_jaxpr, vmap, grad or jit), so it cannot depend on the data",
-                self.aval()
-            )
-        })
+                 (make_jaxpr, vmap, grad or jit), so it cannot depend on the data\n  at {}",
+                self.aval(),
+                std::panic::Location::caller()
+            ),
+        }
     }
 
     /// The elements as a `Vec<T>`; `T` must match the dtype.

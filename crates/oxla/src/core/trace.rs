@@ -48,12 +48,20 @@ impl Builder {
     }
 
     /// The operand an input becomes in this trace; `open` lists the traces still open.
-    fn atom(&mut self, t: &Tensor, open: &[u64]) -> Atom {
+    /// An escaped tracer panics naming `what` took it and the user's line `at`.
+    fn atom(
+        &mut self,
+        t: &Tensor,
+        open: &[u64],
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> Atom {
         let key = match &t.repr {
             Repr::Tracer(tr) if tr.trace == self.id => return Atom::Var(tr.var.clone()),
             Repr::Tracer(tr) if !open.contains(&tr.trace) => panic!(
-                "a tracer of aval {} escaped from the trace that made it (make_jaxpr, vmap, \
-                 grad or jit): it has no value outside that function; return it instead",
+                "{what}: a tracer of aval {} escaped from the trace that made it (make_jaxpr, \
+                 vmap, grad or jit): it has no value outside that function; return it \
+                 instead\n  at {at}",
                 tr.var.aval
             ),
             Repr::Tracer(tr) => ConstKey::Tracer(tr.level, tr.var.id),
@@ -165,7 +173,11 @@ fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>)
             Some(_) => {
                 let open: Vec<u64> = stack.iter().map(|b| b.id).collect();
                 let b = stack.last_mut().expect("a trace is open");
-                let atoms: Vec<Atom> = inputs.iter().map(|t| b.atom(t, &open)).collect();
+                let name = prim.name();
+                let atoms: Vec<Atom> = inputs
+                    .iter()
+                    .map(|t| b.atom(t, &open, name, source))
+                    .collect();
                 let outputs: Vec<Var> = out_avals.into_iter().map(|a| b.fresh(a)).collect();
                 let (level, trace) = (b.level, b.id);
                 let tracers = outputs
@@ -199,18 +211,22 @@ pub fn is_tracing() -> bool {
 ///
 /// Returns the closed jaxpr (constvars bound to concrete arrays or to tracers of enclosing
 /// traces) and `f`'s output, whose leaves are the jaxpr's outputs. The jaxpr's invars are
-/// `args`' leaves in order.
+/// `args`' leaves in order. An output that is a tracer of a finished trace panics, naming
+/// the caller's line.
+#[track_caller]
 pub fn trace<A: Tree, O: Tree>(f: impl FnOnce(A) -> O, args: &A) -> (ClosedJaxpr, O) {
     let in_avals: Vec<Aval> = args.leaves().iter().map(Tensor::aval).collect();
     trace_avals(f, args, &in_avals)
 }
 
 /// As [`trace`], with explicit input avals (the leaves of `args` give only the structure).
+#[track_caller]
 pub fn trace_avals<A: Tree, O: Tree>(
     f: impl FnOnce(A) -> O,
     args: &A,
     in_avals: &[Aval],
 ) -> (ClosedJaxpr, O) {
+    let at = Location::caller();
     let (level, invars, id) = TRACES.with(|t| {
         let mut stack = t.borrow_mut();
         let level = stack.len() + 1;
@@ -262,7 +278,7 @@ pub fn trace_avals<A: Tree, O: Tree>(
         open.push(b.id);
         let outvars = out_leaves
             .iter()
-            .map(|o| b.atom(o, &open))
+            .map(|o| b.atom(o, &open, "the traced function's output", at))
             .collect::<Vec<_>>();
         (b, outvars)
     });
@@ -294,6 +310,7 @@ pub fn trace_avals<A: Tree, O: Tree>(
 ///     e:f32[] = reduce_sum[axes=(0, 1)] d
 ///   in (e,) }");
 /// ```
+#[track_caller]
 pub fn make_jaxpr<A: Tree, O: Tree>(f: impl FnOnce(A) -> O, args: A) -> ClosedJaxpr {
     trace(f, &args).0
 }
@@ -301,28 +318,31 @@ pub fn make_jaxpr<A: Tree, O: Tree>(f: impl FnOnce(A) -> O, args: A) -> ClosedJa
 /// Runs a closed jaxpr on `args` with the current interpreter (the reference evaluator).
 ///
 /// Eagerly this computes the result; inside a trace it inlines the jaxpr's equations, each
-/// keeping its original source line.
+/// keeping its original source line. Arguments of other avals than the jaxpr's inputs
+/// panic, naming the caller's line.
+#[track_caller]
 pub fn eval_jaxpr(cj: &ClosedJaxpr, args: &[Tensor]) -> Vec<Tensor> {
     let j = &cj.jaxpr;
-    assert_eq!(
-        args.len(),
-        j.invars.len(),
-        "eval_jaxpr: {} arguments for {} inputs",
-        args.len(),
-        j.invars.len()
-    );
+    let at = Location::caller();
+    if args.len() != j.invars.len() {
+        panic!(
+            "eval_jaxpr: {} arguments for {} inputs\n  at {at}",
+            args.len(),
+            j.invars.len()
+        );
+    }
     let mut env: HashMap<u32, Tensor> = HashMap::new();
     for (v, t) in j.constvars.iter().zip(&cj.consts) {
         env.insert(v.id, t.clone());
     }
-    for (v, t) in j.invars.iter().zip(args) {
-        assert_eq!(
-            t.aval(),
-            v.aval,
-            "eval_jaxpr: argument of aval {} for input {}",
-            t.aval(),
-            v.aval
-        );
+    for (i, (v, t)) in j.invars.iter().zip(args).enumerate() {
+        if t.aval() != v.aval {
+            panic!(
+                "eval_jaxpr: argument {i} of aval {} for input {}\n  at {at}",
+                t.aval(),
+                v.aval
+            );
+        }
         env.insert(v.id, t.clone());
     }
     let read = |env: &HashMap<u32, Tensor>, a: &Atom| match a {

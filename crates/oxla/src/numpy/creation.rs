@@ -60,7 +60,10 @@ pub fn arange(stop: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let stop = stop.into();
     let Operand::Scalar(n, _) = stop else {
-        panic!("arange: stop must be a Rust number, got a tensor");
+        panic!(
+            "arange: stop must be a Rust number, got a tensor\n  at {}",
+            std::panic::Location::caller()
+        );
     };
     lax::iota(stop.dtype(), &[n.ceil().max(0.0) as usize], 0)
 }
@@ -73,13 +76,16 @@ pub fn arange_step(
     step: impl Into<Operand>,
 ) -> Tensor {
     let _line = crate::core::user_line();
+    let at = std::panic::Location::caller();
     let ops = [start.into(), stop.into(), step.into()];
     let value = |o: &Operand| match o {
         Operand::Scalar(v, _) => *v,
-        Operand::Tensor(_) => panic!("arange_step: bounds must be Rust numbers"),
+        Operand::Tensor(_) => panic!("arange_step: bounds must be Rust numbers\n  at {at}"),
     };
     let (a, b, s) = (value(&ops[0]), value(&ops[1]), value(&ops[2]));
-    assert!(s != 0.0, "arange_step: step must not be zero");
+    if s == 0.0 {
+        panic!("arange_step: step must not be zero\n  at {at}");
+    }
     let dtype = super::result_type(&ops);
     let n = ((b - a) / s).ceil().max(0.0) as usize;
     let i = lax::iota(dtype, &[n], 0);

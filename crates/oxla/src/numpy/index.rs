@@ -30,9 +30,15 @@ pub struct Slice {
     pub step: isize,
 }
 
-/// Python's `start:stop:step`; `s(None, None, -1)` is `::-1`.
+/// Python's `start:stop:step`; `s(None, None, -1)` is `::-1`. A step of 0 panics.
+#[track_caller]
 pub fn s(start: Option<isize>, stop: Option<isize>, step: isize) -> Slice {
-    assert!(step != 0, "slice step cannot be zero");
+    if step == 0 {
+        panic!(
+            "index: slice step cannot be zero\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
     Slice { start, stop, step }
 }
 
@@ -450,17 +456,18 @@ pub(crate) fn index(x: &Tensor, idx: Vec<IndexItem>) -> Tensor {
 #[track_caller]
 pub fn ix_(arrays: &[Tensor]) -> Vec<Tensor> {
     let _line = crate::core::user_line();
+    let at = std::panic::Location::caller();
     let n = arrays.len();
     arrays
         .iter()
         .enumerate()
         .map(|(k, a)| {
-            assert_eq!(
-                a.ndim(),
-                1,
-                "ix_: arrays must be one-dimensional, got {:?}",
-                a.shape()
-            );
+            if a.ndim() != 1 {
+                panic!(
+                    "ix_: arrays must be one-dimensional, got shape {:?} for array {k}\n  at {at}",
+                    a.shape()
+                );
+            }
             let mut shape = vec![1; n];
             shape[k] = a.shape()[0];
             lax::broadcast_in_dim(a, &shape, &[k])

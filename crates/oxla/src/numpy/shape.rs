@@ -169,7 +169,12 @@ pub fn pad(x: &Tensor, widths: &[(usize, usize)], value: impl Into<Operand>) -> 
 #[track_caller]
 pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
     let _line = crate::core::user_line();
-    assert!(!xs.is_empty(), "concatenate: needs at least one array");
+    if xs.is_empty() {
+        panic!(
+            "concatenate: needs at least one array\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
     let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
     let ts = promote_dtypes("concatenate", &ops);
     let a = axis(at, ts[0].ndim(), "concatenate");
@@ -183,7 +188,12 @@ pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
 #[track_caller]
 pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
     let _line = crate::core::user_line();
-    assert!(!xs.is_empty(), "stack: needs at least one array");
+    if xs.is_empty() {
+        panic!(
+            "stack: needs at least one array\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
     if let Some(x) = xs.iter().find(|x| x.shape() != xs[0].shape()) {
         panic!(
             "stack: all arrays must have one shape, got {:?} and {:?}\n  at {}",

@@ -24,12 +24,15 @@ pub fn key(seed: i64) -> Tensor {
     Tensor::from_vec(vec![0u32, seed as u32], &[2])
 }
 
+#[track_caller]
 fn check_key(key: &Tensor) {
-    assert!(
-        key.dtype() == DType::U32 && key.shape() == [2],
-        "a PRNG key is a u32[2] tensor (random::key), got {}",
-        key.aval()
-    );
+    if key.dtype() != DType::U32 || key.shape() != [2] {
+        panic!(
+            "random: a PRNG key is a u32[2] tensor (random::key), got {}\n  at {}",
+            key.aval(),
+            std::panic::Location::caller()
+        );
+    }
 }
 
 /// The two key words as rank-0 tensors.
@@ -143,7 +146,10 @@ fn unit(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
             let lo = lax::mul(&jnp::astype(&lo, DType::F64), &f64s(2f64.powi(-52)));
             lax::reshape(&lax::add(&hi, &lo), shape)
         }
-        other => panic!("random: uniform needs a float dtype, got {other}"),
+        other => panic!(
+            "random: uniform needs a float dtype, got {other}\n  at {}",
+            std::panic::Location::caller()
+        ),
     }
 }
 

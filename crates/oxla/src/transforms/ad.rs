@@ -88,7 +88,7 @@ impl Forward {
             let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&self.env, a)).collect();
             let outs: Vec<Tensor> = e.outputs.iter().map(|v| self.env[&v.id].clone()).collect();
             let in_cts = with_line(e.source, || {
-                vjp_rules::vjp(&e.prim, &ins, &outs, &cts, &act)
+                vjp_rules::vjp(&e.prim, &ins, &outs, &cts, &act, e.source)
             });
             for ((a, c), &live) in e.inputs.iter().zip(in_cts).zip(&act) {
                 if let (Atom::Var(v), Some(c), true) = (a, c, live) {
@@ -299,40 +299,63 @@ impl<A: Tree> Vjp<A> {
 
 /// Which arguments to differentiate: one index (the gradient has that argument's
 /// structure) or several (a tuple of them). Arguments are the elements of the tuple a
-/// function takes; a function of one non-tuple value has the single argument 0.
+/// function takes; a function of one non-tuple value has the single argument 0. As in JAX,
+/// a negative index counts from the end: `-1` is the last argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Argnums {
-    nums: Vec<usize>,
+    nums: Vec<isize>,
     single: bool,
 }
 
-impl From<usize> for Argnums {
-    fn from(n: usize) -> Argnums {
+impl Argnums {
+    fn one(n: isize) -> Argnums {
         Argnums {
             nums: vec![n],
             single: true,
         }
     }
-}
 
-impl From<i32> for Argnums {
-    fn from(n: i32) -> Argnums {
-        Argnums::from(usize::try_from(n).expect("argnums must be non-negative"))
-    }
-}
-
-impl<const N: usize> From<[usize; N]> for Argnums {
-    fn from(n: [usize; N]) -> Argnums {
+    fn several(nums: impl IntoIterator<Item = isize>) -> Argnums {
         Argnums {
-            nums: n.to_vec(),
+            nums: nums.into_iter().collect(),
             single: false,
         }
     }
 }
 
+impl From<usize> for Argnums {
+    fn from(n: usize) -> Argnums {
+        Argnums::one(n as isize)
+    }
+}
+
+impl From<i32> for Argnums {
+    fn from(n: i32) -> Argnums {
+        Argnums::one(n as isize)
+    }
+}
+
+impl From<isize> for Argnums {
+    fn from(n: isize) -> Argnums {
+        Argnums::one(n)
+    }
+}
+
+impl<const N: usize> From<[usize; N]> for Argnums {
+    fn from(n: [usize; N]) -> Argnums {
+        Argnums::several(n.map(|k| k as isize))
+    }
+}
+
+impl<const N: usize> From<[i32; N]> for Argnums {
+    fn from(n: [i32; N]) -> Argnums {
+        Argnums::several(n.map(|k| k as isize))
+    }
+}
+
 impl From<(i32, i32)> for Argnums {
     fn from((a, b): (i32, i32)) -> Argnums {
-        Argnums::from([a as usize, b as usize])
+        Argnums::several([a as isize, b as isize])
     }
 }
 
@@ -348,33 +371,40 @@ impl Argnums {
         for a in &args {
             starts.push(starts.last().unwrap() + a.num_leaves());
         }
+        let at = std::panic::Location::caller();
         let mut mask = vec![false; leaves.len()];
-        for &k in &self.nums {
-            if k >= args.len() {
-                panic!(
-                    "{what}: argnums {k} out of range for a function of {} arguments {def}\n  at {}",
-                    args.len(),
-                    std::panic::Location::caller()
-                );
-            }
+        let n = args.len() as isize;
+        let nums: Vec<usize> = self
+            .nums
+            .iter()
+            .map(|&k| {
+                if k < -n || k >= n {
+                    panic!(
+                        "{what}: argnums {k} out of range for a function of {n} arguments \
+                         {def}\n  at {at}"
+                    );
+                }
+                k.rem_euclid(n) as usize
+            })
+            .collect();
+        for &k in &nums {
             for i in starts[k]..starts[k + 1] {
                 if !leaves[i].dtype().is_float() {
                     panic!(
                         "{what} requires floating-point inputs, but argument {k} has a leaf of \
                          dtype {} (shape {:?}); integer and boolean inputs have zero derivative \
-                         and cannot be differentiated\n  at {}",
+                         and cannot be differentiated\n  at {at}",
                         leaves[i].dtype(),
                         leaves[i].shape(),
-                        std::panic::Location::caller()
                     );
                 }
                 mask[i] = true;
             }
         }
         let gdef = if self.single {
-            args[self.nums[0]].clone()
+            args[nums[0]].clone()
         } else {
-            TreeDef::Tuple(self.nums.iter().map(|&k| args[k].clone()).collect())
+            TreeDef::Tuple(nums.iter().map(|&k| args[k].clone()).collect())
         };
         (mask, gdef)
     }

@@ -4,6 +4,7 @@
 //! that replays a traced jaxpr with those rules in the current interpreter.
 
 pub(crate) mod ad;
+mod axis_tree;
 pub(crate) mod batching;
 pub(crate) mod jvp_rules;
 mod vjp_rules;

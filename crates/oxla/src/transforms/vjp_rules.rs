@@ -87,13 +87,15 @@ fn dot_transpose(
     }
 }
 
-/// Input cotangents of `prim` (for the `active` inputs) from output cotangents `cts`.
+/// Input cotangents of `prim` (for the `active` inputs) from output cotangents `cts`;
+/// `src` is the user's line of the equation.
 pub(crate) fn vjp(
     prim: &Prim,
     ins: &[Tensor],
     outs: &[Tensor],
     cts: &[Option<Tensor>],
     active: &[bool],
+    src: &'static std::panic::Location<'static>,
 ) -> Cotangents {
     // Any output of a loop may carry a cotangent, not only the first.
     match prim {
@@ -103,11 +105,10 @@ pub(crate) fn vjp(
         Prim::While(_) => panic!(
             "reverse-mode differentiation does not work for lax::while_loop: its trip count \
              is known only when it runs. Use lax::fori_loop with static bounds or lax::scan \
-             (forward mode, jvp and jacfwd, works)"
+             (forward mode, jvp and jacfwd, works)\n  at {src}"
         ),
         _ => {}
     }
-    let src = std::panic::Location::caller();
     let none = || vec![None; ins.len()];
     let Some(ct) = cts[0].clone() else {
         return if matches!(prim, Prim::Sort { .. }) {

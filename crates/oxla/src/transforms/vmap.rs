@@ -6,115 +6,15 @@
 //! outer `vmap`, it stages the batched equations, each keeping the user's source line.
 
 use std::collections::HashMap;
-use std::fmt;
+use std::panic::Location;
 
+pub use super::axis_tree::AxisTree;
 use super::batching::{batch, moveaxis};
 use crate::control;
 use crate::core::{trace_avals, with_line, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::lax;
-use crate::tree::{Tree, TreeDef};
-
-/// A tree of axes matching (a prefix of) a tree of arguments or outputs: `Some(axis)` maps
-/// over that axis (negative counts from the end), `None` passes the value unmapped.
-///
-/// Built from integers, `None`, and tuples or `Vec`s of those:
-/// `(None, 0, 0)`, `((0, None), 1)`, `-1`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AxisTree {
-    /// One axis (or `None`) for a whole subtree.
-    Leaf(Option<isize>),
-    /// One entry per child of a tuple or `Vec`.
-    Node(Vec<AxisTree>),
-}
-
-impl fmt::Display for AxisTree {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AxisTree::Leaf(Some(a)) => write!(f, "{a}"),
-            AxisTree::Leaf(None) => f.write_str("None"),
-            AxisTree::Node(c) => {
-                f.write_str("(")?;
-                for (i, a) in c.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{a}")?;
-                }
-                f.write_str(if c.len() == 1 { ",)" } else { ")" })
-            }
-        }
-    }
-}
-
-macro_rules! axis_leaf {
-    ($($t:ty),*) => {$(
-        impl From<$t> for AxisTree {
-            fn from(a: $t) -> AxisTree {
-                AxisTree::Leaf(Some(a as isize))
-            }
-        }
-    )*};
-}
-axis_leaf!(i32, isize, usize);
-
-impl From<Option<i32>> for AxisTree {
-    fn from(a: Option<i32>) -> AxisTree {
-        AxisTree::Leaf(a.map(|a| a as isize))
-    }
-}
-
-impl<T: Into<AxisTree>> From<Vec<T>> for AxisTree {
-    fn from(v: Vec<T>) -> AxisTree {
-        AxisTree::Node(v.into_iter().map(Into::into).collect())
-    }
-}
-
-macro_rules! axis_tuple {
-    ($($T:ident $i:tt),+) => {
-        impl<$($T: Into<AxisTree>),+> From<($($T,)+)> for AxisTree {
-            fn from(t: ($($T,)+)) -> AxisTree {
-                AxisTree::Node(vec![$(t.$i.into()),+])
-            }
-        }
-    };
-}
-axis_tuple!(A 0);
-axis_tuple!(A 0, B 1);
-axis_tuple!(A 0, B 1, C 2);
-axis_tuple!(A 0, B 1, C 2, D 3);
-axis_tuple!(A 0, B 1, C 2, D 3, E 4);
-axis_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-
-impl AxisTree {
-    /// One axis per leaf of `def`, this tree being a prefix of it.
-    #[track_caller]
-    fn per_leaf(&self, def: &TreeDef, what: &str) -> Vec<Option<isize>> {
-        let mut out = Vec::with_capacity(def.num_leaves());
-        if !self.expand(def, &mut out) {
-            panic!(
-                "vmap: {what} {self} does not match the tree {def}: it must be a prefix of it \
-                 (one entry per tuple element, or one axis for a whole subtree)\n  at {}",
-                std::panic::Location::caller()
-            );
-        }
-        out
-    }
-
-    fn expand(&self, def: &TreeDef, out: &mut Vec<Option<isize>>) -> bool {
-        match (self, def) {
-            (AxisTree::Leaf(a), d) => {
-                out.extend(std::iter::repeat_n(*a, d.num_leaves()));
-                true
-            }
-            (AxisTree::Node(c), TreeDef::Tuple(d) | TreeDef::List(d)) if c.len() == d.len() => {
-                c.iter().zip(d).all(|(c, d)| c.expand(d, out))
-            }
-            (AxisTree::Node(c), TreeDef::Some(d)) if c.len() == 1 => c[0].expand(d, out),
-            _ => false,
-        }
-    }
-}
+use crate::tree::Tree;
 
 /// The vectorised form of `f`; see [`vmap`].
 #[derive(Clone)]
@@ -163,7 +63,8 @@ impl<F> Vmap<F> {
     }
 
     /// Where the mapped axis goes in each output (`None`: the output must not depend on
-    /// the mapped arguments, and is returned once).
+    /// the mapped arguments, and is returned once; a mapped output with `None` panics, as
+    /// JAX's "vmap has mapped output but out_axes is None", chunked or not).
     pub fn out_axes(mut self, axes: impl Into<AxisTree>) -> Self {
         self.out_axes = axes.into();
         self
@@ -191,8 +92,14 @@ impl<F> Vmap<F> {
     /// assert_eq!(whole.to_vec::<f32>(), chunked.to_vec::<f32>());
     /// # Ok::<(), oxla::Error>(())
     /// ```
+    #[track_caller]
     pub fn chunk_size(mut self, k: usize) -> Self {
-        assert!(k > 0, "vmap: chunk_size must be positive");
+        if k == 0 {
+            panic!(
+                "vmap: chunk_size must be positive, got 0\n  at {}",
+                Location::caller()
+            );
+        }
         self.chunk = Some(k);
         self
     }
@@ -203,6 +110,11 @@ impl<F> Vmap<F> {
     /// anything runs (planned at two chunk sizes, where the bytes are affine in the size,
     /// then checked); the compiled program's
     /// [`memory_analysis`](crate::compiler::Compiled::memory_analysis) shows it.
+    ///
+    /// A budget that even one example at a time does not fit (the arguments, the results
+    /// and one example's working memory) makes [`call`](Self::call) return
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) naming the budget and what one
+    /// example needs; nothing runs.
     pub fn memory_budget(mut self, bytes: usize) -> Self {
         self.budget = Some(bytes);
         self
@@ -217,13 +129,16 @@ impl<F> Vmap<F> {
 
     /// Runs the vectorised function on `args`.
     ///
-    /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match)
-    /// panic at trace time with the argument and sizes named.
+    /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match, a
+    /// mapped output with `out_axes` `None`) panic at trace time with the argument and sizes
+    /// named. With a [`memory_budget`](Self::memory_budget) that one example at a time does
+    /// not fit, returns [`Error::OutOfMemory`](crate::Error::OutOfMemory).
     #[track_caller]
     pub fn call<A: Tree, O: Tree>(&self, args: A) -> Result<O>
     where
         F: Fn(A) -> O,
     {
+        let at = Location::caller();
         let leaves = args.leaves();
         let axes = self.in_axes.per_leaf(&args.def(), "in_axes");
         let axes: Vec<Option<usize>> = leaves
@@ -236,9 +151,8 @@ impl<F> Vmap<F> {
                     if a < -r || a >= r {
                         panic!(
                             "vmap: in_axes {a} is out of range for argument leaf {i} of shape \
-                             {:?}\n  at {}",
+                             {:?}\n  at {at}",
                             t.shape(),
-                            std::panic::Location::caller()
                         );
                     }
                     a.rem_euclid(r) as usize
@@ -260,7 +174,7 @@ impl<F> Vmap<F> {
         let (cj, out) = trace_avals(&self.f, &args, &in_avals);
         let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes");
         if self.chunk.is_some() || self.budget.is_some() {
-            let results = self.chunked(&cj, &leaves, &axes, n, &out_axes);
+            let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, at)?;
             return Ok(out.rebuild(&mut results.into_iter()));
         }
         let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
@@ -268,13 +182,16 @@ impl<F> Vmap<F> {
             .into_iter()
             .zip(out_axes)
             .enumerate()
-            .map(|(i, ((t, d), a))| place_output(t, d, a, n, i))
+            .map(|(i, ((t, d), a))| {
+                check_out_axis(&t, d, a, i, at);
+                place_output(t, d, a, n, i)
+            })
             .collect();
         Ok(out.rebuild(&mut results.into_iter()))
     }
 
     /// The batched `cj` run over chunks of the mapped axis, moved first; results placed at
-    /// `out_axes`.
+    /// `out_axes`. `at` is the user's call, named by the checks made while the body traces.
     #[track_caller]
     fn chunked(
         &self,
@@ -283,7 +200,8 @@ impl<F> Vmap<F> {
         axes: &[Option<usize>],
         n: usize,
         out_axes: &[Option<isize>],
-    ) -> Vec<Tensor> {
+        at: &'static Location<'static>,
+    ) -> Result<Vec<Tensor>> {
         let operands: Vec<Tensor> = leaves
             .iter()
             .zip(axes)
@@ -297,15 +215,19 @@ impl<F> Vmap<F> {
                 let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
                 batch_jaxpr(cj, args.collect(), c)
                     .into_iter()
+                    .zip(out_axes)
                     .enumerate()
-                    .map(|(i, (t, d))| place_output(t, d, Some(0), c, i))
+                    .map(|(i, ((t, d), a))| {
+                        check_out_axis(&t, d, *a, i, at);
+                        place_output(t, d, Some(0), c, i)
+                    })
                     .collect()
             };
             trace_avals(body, &operands, &avals).0
         };
         let chunk = match (self.chunk, self.budget) {
             (Some(k), _) => k,
-            (None, Some(b)) => control::map::chunk_for_budget(&mapped, n, b, &trace),
+            (None, Some(b)) => control::map::chunk_for_budget(&mapped, n, b, at, &trace)?,
             (None, None) => n,
         };
         let n_out = cj.jaxpr.outvars.len();
@@ -318,15 +240,15 @@ impl<F> Vmap<F> {
             self.progress,
             &trace,
         );
-        stacked
+        Ok(stacked
             .into_iter()
             .zip(out_axes)
             .map(|(t, a)| match a {
                 Some(a) => place_output(t, Some(0), Some(*a), n, 0),
-                // Unmapped: every row is the same.
+                // Unmapped (`check_out_axis` refused a mapped output): every row is the same.
                 None => t.index(0),
             })
-            .collect()
+            .collect())
     }
 
     /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
@@ -363,6 +285,39 @@ impl<F> Vmap<F> {
             );
         }
         n
+    }
+}
+
+/// Panics, naming the user's call `at`, unless output leaf `i` (`t`, batched along `d`)
+/// can be placed at `axis`: in range, and `None` only for an output that is not mapped
+/// (JAX's "vmap has mapped output but out_axes is None").
+fn check_out_axis(
+    t: &Tensor,
+    d: Option<usize>,
+    axis: Option<isize>,
+    i: usize,
+    at: &'static Location<'static>,
+) {
+    match (axis, d) {
+        (None, Some(d)) => {
+            let mut one = t.shape().to_vec();
+            one.remove(d);
+            panic!(
+                "vmap has mapped output but out_axes is None: output leaf {i} ({} per \
+                 example) depends on the mapped arguments; give it an out_axes\n  at {at}",
+                Aval::new(t.dtype(), &one)
+            )
+        }
+        (Some(a), _) => {
+            let r = t.ndim() as isize + if d.is_some() { 0 } else { 1 };
+            if a < -r || a >= r {
+                panic!(
+                    "vmap: out_axes {a} is out of range for output leaf {i} of rank {r}\n  \
+                     at {at}"
+                );
+            }
+        }
+        (None, None) => {}
     }
 }
 
