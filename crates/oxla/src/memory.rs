@@ -57,10 +57,15 @@ pub struct MemoryAnalysis {
     pub output_bytes: usize,
     /// Bytes of constants held by the program.
     pub constant_bytes: usize,
-    /// Most bytes of intermediate values live at one time.
+    /// Most bytes of intermediate values live at one time (not counting
+    /// [`scratch_bytes`](Self::scratch_bytes)).
     pub temp_bytes: usize,
-    /// Most bytes live at one time: arguments, constants, intermediates and results.
+    /// Most bytes live at one time: arguments, constants, intermediates, results and the
+    /// working memory of the step running then. An upper bound of what a call allocates.
     pub peak_bytes: usize,
+    /// Working memory of the step at the peak beyond its operands and results (a kernel's
+    /// lane buffers, a sort's merge buffer, `gemm`'s packed panels), counted in the peak.
+    pub scratch_bytes: usize,
     /// The equation at which the peak is reached.
     pub peak_equation: Option<usize>,
     /// The largest buffers live at the peak, largest first.
@@ -107,6 +112,13 @@ impl fmt::Display for MemoryAnalysis {
         writeln!(f, "  constants  {:>12}", format_bytes(self.constant_bytes))?;
         writeln!(f, "  temporary  {:>12}", format_bytes(self.temp_bytes))?;
         writeln!(f, "  outputs    {:>12}", format_bytes(self.output_bytes))?;
+        if self.scratch_bytes > 0 {
+            writeln!(
+                f,
+                "  scratch    {:>12}  (at the peak)",
+                format_bytes(self.scratch_bytes)
+            )?;
+        }
         write!(f, "  peak       {:>12}", format_bytes(self.peak_bytes))?;
         if let Some(e) = self.peak_equation {
             write!(f, "  (at equation {e})")?;

@@ -64,13 +64,21 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         born.insert(v.id, 0);
         last.insert(v.id, end);
     }
-    // A chunked map holds one chunk's buffers while it runs, beyond its operands and results.
+    // Every step holds working memory while it runs, beyond its operands and results: a
+    // kernel its lane buffers, a primitive its kernel's scratch, a loop one step's (or
+    // chunk's) buffers.
     let mut transient = vec![0usize; n];
+    let mut scratch = vec![0usize; n];
     let mut transient_buffers: HashMap<usize, Vec<BufferInfo>> = HashMap::new();
     let mut chunk_plans = Vec::new();
     for (i, step) in steps.iter().enumerate() {
+        if let Step::Kernel(k) = step {
+            scratch[i] = super::kernel::scratch_bytes(k);
+        }
         if let Step::Prim(e) = step {
             let e = &j.eqns[*e];
+            let avals: Vec<_> = e.inputs.iter().map(|a| a.aval()).collect();
+            scratch[i] = e.prim.scratch_bytes(&avals);
             if let Some((bytes, largest)) = crate::control::working_bytes(&e.prim) {
                 transient[i] = bytes;
                 let per_chunk = largest.into_iter().map(|b| BufferInfo {
@@ -214,10 +222,12 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     for i in 0..n {
         live += delta_in[i];
         temp += temp_in[i];
-        analysis.live_bytes.push(base + live + transient[i]);
-        if base + live + transient[i] > analysis.peak_bytes {
-            analysis.peak_bytes = base + live + transient[i];
+        let working = transient[i] + scratch[i];
+        analysis.live_bytes.push(base + live + working);
+        if base + live + working > analysis.peak_bytes {
+            analysis.peak_bytes = base + live + working;
             analysis.peak_equation = Some(i);
+            analysis.scratch_bytes = scratch[i];
         }
         analysis.temp_bytes = analysis.temp_bytes.max(temp + transient[i]);
         live -= delta_out[i];
