@@ -86,7 +86,8 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
                     ..b
                 });
                 transient_buffers.insert(i, per_chunk.collect());
-                chunk_plans.extend(crate::control::map::chunk_plan(&e.prim, e.source));
+                let plan = crate::control::map::chunk_plan(&e.prim, e.source);
+                chunk_plans.extend(plan.map(|c| crate::control::ChunkPlan { step: i, ..c }));
             }
         }
     }
@@ -232,6 +233,21 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         analysis.temp_bytes = analysis.temp_bytes.max(temp + transient[i]);
         live -= delta_out[i];
         temp -= temp_out[i];
+    }
+    // What is live while each map runs, beyond its operands, results and chunk.
+    for c in &mut analysis.chunks {
+        let own: usize = steps[c.step]
+            .reads(cj)
+            .iter()
+            .chain(steps[c.step].writes(cj).iter().map(|v| &v.id))
+            .map(|&id| owner(&aliases, id))
+            .collect::<std::collections::HashSet<_>>()
+            .into_iter()
+            .filter_map(|id| info.get(&id))
+            .map(|b| b.bytes)
+            .sum();
+        let live = analysis.live_bytes[c.step] - transient[c.step] - scratch[c.step];
+        c.outside_bytes = live.saturating_sub(own);
     }
     let at = analysis.peak_equation.unwrap_or(0);
     let mut live_at: Vec<BufferInfo> = info
