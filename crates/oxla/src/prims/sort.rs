@@ -96,7 +96,7 @@ fn sort_one<T: Elem>(a: &Array, n: usize, inner: usize) -> Array {
     let by = |p: &T, q: &T| order(p.to_f64(), q.to_f64());
     new_array::<T>(a.shape(), |out| {
         out.copy_from_slice(a.as_slice::<T>());
-        if n < 2 {
+        if n < 2 || out.is_empty() {
             return;
         }
         if inner == 1 {
