@@ -19,7 +19,8 @@
 //!   (`tests/golden_affinity/rows.npy`, made by `generate.py` there).
 //!
 //! Under `OXLA_MEMORY_LIMIT`, a plan that cannot fit fails before running, naming its
-//! largest buffer and a chunk size that fits.
+//! largest buffer (`jit(f).call`, which can plan `f` again, also names a chunk size of a
+//! chunked map that it has planned and seen fit).
 
 #[path = "cli/mod.rs"]
 mod cli;

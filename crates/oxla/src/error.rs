@@ -35,8 +35,9 @@ pub enum Error {
         limit: usize,
         /// The largest buffer at the peak: size, aval, kind, primitive, equation, line.
         largest: String,
-        /// What would fit: the chunk size of the mapped axis whose plan fits the limit
-        /// (empty when none can).
+        /// What would fit: a chunk size for a chunked map of the program under which the
+        /// program, planned again at that size, fits the limit (given by `jit(f).call`,
+        /// which can trace `f` again; empty when there is none or it cannot be checked).
         advice: String,
     },
 }

@@ -57,10 +57,15 @@ pub struct MemoryAnalysis {
     pub output_bytes: usize,
     /// Bytes of constants held by the program.
     pub constant_bytes: usize,
-    /// Most bytes of intermediate values live at one time.
+    /// Most bytes of intermediate values live at one time (not counting
+    /// [`scratch_bytes`](Self::scratch_bytes)).
     pub temp_bytes: usize,
-    /// Most bytes live at one time: arguments, constants, intermediates and results.
+    /// Most bytes live at one time: arguments, constants, intermediates, results and the
+    /// working memory of the step running then. An upper bound of what a call allocates.
     pub peak_bytes: usize,
+    /// Working memory of the step at the peak beyond its operands and results (a kernel's
+    /// lane buffers, a sort's merge buffer, `gemm`'s packed panels), counted in the peak.
+    pub scratch_bytes: usize,
     /// The equation at which the peak is reached.
     pub peak_equation: Option<usize>,
     /// The largest buffers live at the peak, largest first.
@@ -107,6 +112,13 @@ impl fmt::Display for MemoryAnalysis {
         writeln!(f, "  constants  {:>12}", format_bytes(self.constant_bytes))?;
         writeln!(f, "  temporary  {:>12}", format_bytes(self.temp_bytes))?;
         writeln!(f, "  outputs    {:>12}", format_bytes(self.output_bytes))?;
+        if self.scratch_bytes > 0 {
+            writeln!(
+                f,
+                "  scratch    {:>12}  (at the peak)",
+                format_bytes(self.scratch_bytes)
+            )?;
+        }
         write!(f, "  peak       {:>12}", format_bytes(self.peak_bytes))?;
         if let Some(e) = self.peak_equation {
             write!(f, "  (at equation {e})")?;
@@ -275,7 +287,7 @@ pub fn parse_bytes(s: &str) -> Option<usize> {
 
 impl MemoryAnalysis {
     /// The error for a call whose plan exceeds `limit` bytes: its peak and its largest
-    /// buffer, with the equation and source line that make it.
+    /// buffer, with the equation and source line that make it (and no advice).
     pub(crate) fn out_of_memory(&self, limit: usize) -> crate::Error {
         let largest = self.largest.first().map_or("-".to_string(), |b| {
             let at = b.source.map_or("-".to_string(), |l| {
@@ -299,17 +311,12 @@ impl MemoryAnalysis {
                 },
             )
         });
-        let advice = self.fitting_chunk(limit).map_or(String::new(), |(k, n)| {
-            format!(
-                "; a chunk size that fits: run the {n} mapped examples with \
-                 vmap(..).chunk_size({k}) (or .memory_budget(..))"
-            )
-        });
         crate::Error::OutOfMemory {
             needed: self.peak_bytes,
             limit,
             largest,
-            advice,
+            // Advice is given by `jit`, which can plan the program again to check it.
+            advice: String::new(),
         }
     }
 
@@ -376,29 +383,23 @@ impl MemoryAnalysis {
         svg
     }
 
-    /// The chunk size, and the length it divides, under which the plan would fit `limit`.
-    /// Temporary bytes are affine in a map's chunk size: for a program with a chunked map,
-    /// its chunk scaled by what the limit leaves; for one without, the leading axis of its
-    /// largest temporary (the mapped axis of a `vmap`) scaled likewise. The size keeps 5%
-    /// of the room for what a chunked program adds per chunk (its slices of the operands).
-    pub fn fitting_chunk(&self, limit: usize) -> Option<(usize, usize)> {
-        let scale = |k: usize, room: usize, bytes: usize| {
-            ((0.95 * k as f64 * room as f64 / bytes as f64).floor() as usize).max(1)
-        };
-        if let Some(c) = self.chunks.iter().max_by_key(|c| c.chunk_bytes) {
-            let rest = self.peak_bytes.saturating_sub(c.chunk_bytes);
-            let room = limit.checked_sub(rest).filter(|&r| r > 0)?;
-            let k = scale(c.chunk, room, c.chunk_bytes.max(1));
-            return (k < c.chunk).then_some((k, c.length));
-        }
-        let b = self
-            .largest
+    /// The memory budget under which a chunked map of the program fits `limit`, with that
+    /// map: the limit less what is live beside the map while it runs. `None` unless the
+    /// program has a chunked map, every other step fits, and the map's operands and
+    /// results leave room for a chunk. A map given that budget
+    /// (`vmap(..).memory_budget(bytes)`) plans its chunk sizes and takes the largest
+    /// whose plan fits it, so the program then fits the limit.
+    pub fn fitting_budget(&self, limit: usize) -> Option<(usize, &crate::control::ChunkPlan)> {
+        let c = self.chunks.iter().max_by_key(|c| c.chunk_bytes)?;
+        let others_fit = self
+            .live_bytes
             .iter()
-            .find(|b| b.kind == BufferKind::Temporary && b.aval.ndim() > 0)?;
-        let n = b.aval.shape[0];
-        let fixed = self.argument_bytes + self.constant_bytes + self.output_bytes;
-        let room = limit.checked_sub(fixed).filter(|&r| r > 0)?;
-        let k = scale(n, room, self.peak_bytes.saturating_sub(fixed).max(1));
-        (k < n).then_some((k, n))
+            .enumerate()
+            .all(|(i, &b)| i == c.step || b <= limit);
+        let live = *self.live_bytes.get(c.step)?;
+        // The map's operands and results, which no chunk size changes.
+        let fixed = live.saturating_sub(c.outside_bytes + c.chunk_bytes);
+        let budget = limit.checked_sub(c.outside_bytes)?;
+        (others_fit && budget > fixed).then_some((budget, c))
     }
 }

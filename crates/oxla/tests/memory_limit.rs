@@ -54,8 +54,10 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
     assert_eq!(memory::memory_limit(), None);
 }
 
-/// A vmapped function over the limit: the error names a chunk size, and chunked by it the
-/// call fits and agrees with the unchunked one.
+/// Advice is given only where it is true. An unchunked `vmap` leaves no mapped axis in the
+/// program, so its error names no `vmap`. A chunked one over the limit names a chunk size
+/// that its plan, made again at that size, shows to fit; so chunked, the call fits and
+/// agrees.
 fn chunk_advice_fits() {
     let f = |x: Tensor| {
         let table = x.index((.., None)) * x.index((None, ..));
@@ -65,11 +67,27 @@ fn chunk_advice_fits() {
     memory::set_memory_limit(None);
     let want: Tensor = vmap(f).call(xs.clone()).unwrap();
     // Two 64 x 200 x 200 f32 tables (10 MB each) at the peak, in 4 MiB.
-    memory::set_memory_limit(Some(4 << 20));
+    let limit = 4 << 20;
+    memory::set_memory_limit(Some(limit));
     let err = jit(|xs: Tensor| -> Tensor { vmap(f).call(xs).unwrap() })
         .call(xs.clone())
         .expect_err("over the limit");
-    let text = err.to_string();
+    let Error::OutOfMemory { ref advice, .. } = err else {
+        panic!("{err}")
+    };
+    assert!(advice.is_empty(), "{err}");
+    assert!(!err.to_string().contains("vmap"), "{err}");
+    // Chunked in one chunk of 64: the map is over the limit, and the error says how it fits.
+    let line = line!() + 1;
+    let whole = jit(|xs: Tensor| -> Tensor { vmap(f).chunk_size(64).call(xs).unwrap() });
+    let text = whole
+        .call(xs.clone())
+        .expect_err("over the limit")
+        .to_string();
+    assert!(
+        text.contains(&format!("chunked map at {}:{line}:", file!())),
+        "{text}"
+    );
     let k: usize = text
         .split("chunk_size(")
         .nth(1)
@@ -77,9 +95,17 @@ fn chunk_advice_fits() {
         .and_then(|k| k.parse().ok())
         .unwrap_or_else(|| panic!("no chunk size in: {text}"));
     assert!((1..64).contains(&k), "{text}");
-    assert!(text.contains("the 64 mapped examples"), "{text}");
-    let chunked = jit(move |xs: Tensor| -> Tensor { vmap(f).chunk_size(k).call(xs).unwrap() });
-    let got = chunked.call(xs).expect("the advised chunk size fits");
+    let fitted = jit(move |xs: Tensor| -> Tensor { vmap(f).chunk_size(k).call(xs).unwrap() });
+    let plan = fitted.lower(&xs).unwrap().compile().unwrap();
+    assert!(plan.memory_analysis().peak_bytes <= limit);
+    assert!(
+        text.contains(&format!(
+            "the call needs {}",
+            memory::format_bytes(plan.memory_analysis().peak_bytes)
+        )),
+        "{text}"
+    );
+    let got = fitted.call(xs).expect("the advised chunk size fits");
     for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
         assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{a} vs {b}");
     }

@@ -1121,6 +1121,29 @@ fn prepare(k: &Kernel) -> Prepared {
     }
 }
 
+/// The most bytes a run of `k` holds beyond its inputs and result: the lane buffers of
+/// every thread that runs a part of it (a block of lanes for each node, the running
+/// reduction, the epilogue and the load offsets), or the pairwise micro-kernel's.
+pub(crate) fn scratch_bytes(k: &Kernel) -> usize {
+    let p = k.prepared.get_or_init(|| prepare(k));
+    let threads = rayon::current_num_threads();
+    if p.pairwise.is_some() {
+        return threads * 1024 * std::mem::size_of::<f32>();
+    }
+    let lanes = k.loops.get(p.order.vector).map_or(1, |&e| e.min(LANES)) * p.order.rows;
+    let root = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
+    let per_lane: usize = k.nodes.iter().map(|n| n.dtype.size()).sum::<usize>()
+        + root.size()
+        + k.out.aval.dtype.size()
+        + std::mem::size_of::<i64>();
+    let runs = if p.split.is_some() || p.tiled.is_some() {
+        threads
+    } else {
+        1
+    };
+    runs * lanes.max(1) * per_lane
+}
+
 /// Runs kernel `k` on its input buffers, writing the result into `target`.
 pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let Prepared {

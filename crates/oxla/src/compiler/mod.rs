@@ -91,7 +91,52 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 e
             }
         };
-        exe.run_leaves(&leaves, None)
+        match exe.run_leaves(&leaves, None) {
+            Err(crate::Error::OutOfMemory {
+                needed,
+                limit,
+                largest,
+                ..
+            }) => Err(crate::Error::OutOfMemory {
+                needed,
+                limit,
+                largest,
+                advice: self.checked_advice(&args, exe.analysis(), limit),
+            }),
+            out => out,
+        }
+    }
+
+    /// The chunk size that makes a chunked map of the program fit `limit`, checked: the
+    /// program is traced again with that map sized by the budget the plan leaves it
+    /// ([`MemoryAnalysis::fitting_budget`]), and advised only if the new plan fits.
+    fn checked_advice(&self, args: &A, plan: &MemoryAnalysis, limit: usize) -> String {
+        let Some((budget, map)) = plan.fitting_budget(limit) else {
+            return String::new();
+        };
+        let source = map.source;
+        let lowered = crate::control::map::with_budget(source, budget, || self.lower(args));
+        let Ok(Ok(replanned)) = lowered.map(Lowered::compile) else {
+            return String::new();
+        };
+        let a = replanned.memory_analysis();
+        let k = a
+            .chunks
+            .iter()
+            .find(|c| c.source == source)
+            .map(|c| c.chunk);
+        match k {
+            Some(k) if k < map.chunk && a.peak_bytes <= limit => format!(
+                "; the chunked map at {}:{}:{} fits in chunks of {k} \
+                 (vmap(..).chunk_size({k}) or lax::map(..).batch_size({k})): \
+                 planned so, the call needs {}",
+                source.file(),
+                source.line(),
+                source.column(),
+                crate::memory::format_bytes(a.peak_bytes)
+            ),
+            _ => String::new(),
+        }
     }
 
     /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).

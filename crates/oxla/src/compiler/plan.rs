@@ -64,13 +64,21 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         born.insert(v.id, 0);
         last.insert(v.id, end);
     }
-    // A chunked map holds one chunk's buffers while it runs, beyond its operands and results.
+    // Every step holds working memory while it runs, beyond its operands and results: a
+    // kernel its lane buffers, a primitive its kernel's scratch, a loop one step's (or
+    // chunk's) buffers.
     let mut transient = vec![0usize; n];
+    let mut scratch = vec![0usize; n];
     let mut transient_buffers: HashMap<usize, Vec<BufferInfo>> = HashMap::new();
     let mut chunk_plans = Vec::new();
     for (i, step) in steps.iter().enumerate() {
+        if let Step::Kernel(k) = step {
+            scratch[i] = super::kernel::scratch_bytes(k);
+        }
         if let Step::Prim(e) = step {
             let e = &j.eqns[*e];
+            let avals: Vec<_> = e.inputs.iter().map(|a| a.aval()).collect();
+            scratch[i] = e.prim.scratch_bytes(&avals);
             if let Some((bytes, largest)) = crate::control::working_bytes(&e.prim) {
                 transient[i] = bytes;
                 let per_chunk = largest.into_iter().map(|b| BufferInfo {
@@ -78,7 +86,8 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
                     ..b
                 });
                 transient_buffers.insert(i, per_chunk.collect());
-                chunk_plans.extend(crate::control::map::chunk_plan(&e.prim, e.source));
+                let plan = crate::control::map::chunk_plan(&e.prim, e.source);
+                chunk_plans.extend(plan.map(|c| crate::control::ChunkPlan { step: i, ..c }));
             }
         }
     }
@@ -216,14 +225,31 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     for i in 0..n {
         live += delta_in[i];
         temp += temp_in[i];
-        analysis.live_bytes.push(base + live + transient[i]);
-        if base + live + transient[i] > analysis.peak_bytes {
-            analysis.peak_bytes = base + live + transient[i];
+        let working = transient[i] + scratch[i];
+        analysis.live_bytes.push(base + live + working);
+        if base + live + working > analysis.peak_bytes {
+            analysis.peak_bytes = base + live + working;
             analysis.peak_equation = Some(i);
+            analysis.scratch_bytes = scratch[i];
         }
         analysis.temp_bytes = analysis.temp_bytes.max(temp + transient[i]);
         live -= delta_out[i];
         temp -= temp_out[i];
+    }
+    // What is live while each map runs, beyond its operands, results and chunk.
+    for c in &mut analysis.chunks {
+        let own: usize = steps[c.step]
+            .reads(cj)
+            .iter()
+            .chain(steps[c.step].writes(cj).iter().map(|v| &v.id))
+            .map(|&id| owner(&aliases, id))
+            .collect::<std::collections::HashSet<_>>()
+            .into_iter()
+            .filter_map(|id| info.get(&id))
+            .map(|b| b.bytes)
+            .sum();
+        let live = analysis.live_bytes[c.step] - transient[c.step] - scratch[c.step];
+        c.outside_bytes = live.saturating_sub(own);
     }
     let at = analysis.peak_equation.unwrap_or(0);
     let mut live_at: Vec<BufferInfo> = info

@@ -55,6 +55,31 @@ pub struct ChunkPlan {
     pub chunk_bytes: usize,
     /// The user's source line of the map.
     pub source: &'static Location<'static>,
+    /// The step of the program that runs the map.
+    pub step: usize,
+    /// Bytes live while the map runs that are not its own (neither its operands, its
+    /// results nor a chunk's working memory).
+    pub outside_bytes: usize,
+}
+
+thread_local! {
+    /// The chunked map whose chunk size an out-of-memory error is checking, and the
+    /// budget it is being planned under instead of its own chunk size.
+    static REPLAN: std::cell::Cell<Option<(&'static Location<'static>, usize)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` (a trace of the user's function) with the chunked map staged at `source`
+/// sized by `budget` instead of its own chunk size.
+pub(crate) fn with_budget<T>(
+    source: &'static Location<'static>,
+    budget: usize,
+    f: impl FnOnce() -> T,
+) -> T {
+    let before = REPLAN.replace(Some((source, budget)));
+    let out = f();
+    REPLAN.set(before);
+    out
 }
 
 /// A body traced for chunks of a given size: its closed jaxpr takes the operands in order.
@@ -72,6 +97,13 @@ pub(crate) fn stage(
     progress: bool,
     trace: &TraceBody,
 ) -> Vec<Tensor> {
+    let here = Location::caller();
+    let chunk = match REPLAN.get() {
+        Some((source, budget)) if source == here => {
+            chunk_for_budget(&mapped, length, budget, trace)
+        }
+        _ => chunk,
+    };
     let chunk = chunk.clamp(1, length.max(1));
     let body = trace(chunk);
     let rem = length % chunk;
@@ -471,6 +503,8 @@ pub(crate) fn chunk_plan(prim: &Prim, source: &'static Location<'static>) -> Opt
         chunk: spec.chunk,
         chunk_bytes: spec.chunk_bytes().0,
         source,
+        step: 0,
+        outside_bytes: 0,
     })
 }
 

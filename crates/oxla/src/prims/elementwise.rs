@@ -2,7 +2,7 @@
 //! dtype conversions, `integer_pow` and the Threefry cipher.
 
 use super::{arity, polynomial};
-use crate::array::{new_values, Array, DType, Elem, Lane, Values, ValuesMut};
+use crate::array::{new_values, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
 use crate::core::Aval;
 use crate::random::threefry;
 
@@ -926,28 +926,20 @@ pub(super) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {
         .expect("four operands")
         .to_vec();
     let n = crate::array::numel(&shape);
-    let full = |a: &Array| -> Vec<u32> {
-        let s = a.as_slice::<u32>();
-        if s.len() == n {
-            s.to_vec()
+    // Operands are read in place, a one-element operand repeating.
+    let [k0, k1, x0, x1] = [0, 1, 2, 3].map(|i| inputs[i].as_slice::<u32>());
+    let at = |s: &[u32], i: usize| if s.len() == n { s[i] } else { s[0] };
+    let mut o1 = Buffer::zeroed(n * 4);
+    let o0 = super::view::new_array::<u32>(&shape, |o0| {
+        let o1 = o1.as_mut_slice::<u32>();
+        if k0.len() == 1 && k1.len() == 1 && x0.len() == n && x1.len() == n {
+            threefry::threefry2x32_slices([k0[0], k1[0]], x0, x1, o0, o1);
         } else {
-            vec![s[0]; n]
+            for i in 0..n {
+                [o0[i], o1[i]] =
+                    threefry::threefry2x32([at(k0, i), at(k1, i)], [at(x0, i), at(x1, i)]);
+            }
         }
-    };
-    let (x0, x1) = (full(&inputs[2]), full(&inputs[3]));
-    let mut o0 = vec![0u32; n];
-    let mut o1 = vec![0u32; n];
-    if inputs[0].ndim() == 0 && inputs[1].ndim() == 0 {
-        let key = [
-            inputs[0].as_slice::<u32>()[0],
-            inputs[1].as_slice::<u32>()[0],
-        ];
-        threefry::threefry2x32_slices(key, &x0, &x1, &mut o0, &mut o1);
-    } else {
-        let (k0, k1) = (full(&inputs[0]), full(&inputs[1]));
-        for i in 0..n {
-            [o0[i], o1[i]] = threefry::threefry2x32([k0[i], k1[i]], [x0[i], x1[i]]);
-        }
-    }
-    vec![Array::from_vec(o0, &shape), Array::from_vec(o1, &shape)]
+    });
+    vec![o0, Array::from_buffer(DType::U32, &shape, o1)]
 }

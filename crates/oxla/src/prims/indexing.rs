@@ -253,10 +253,33 @@ pub(super) fn gather_rule(
     Ok(vec![Aval::new(x.dtype, &shape)])
 }
 
-/// The index vectors of an integer indices array as i64 rows.
-fn index_rows(idx: &Array) -> (Vec<i64>, usize) {
-    let n = *idx.shape().last().expect("rank checked");
-    (idx.to_f64_vec().iter().map(|&v| v as i64).collect(), n)
+/// The index vectors of an integer indices array, read in place one row at a time.
+struct IndexRows<'a> {
+    read: Box<dyn Fn(usize) -> i64 + 'a>,
+    row: Vec<i64>,
+}
+
+impl IndexRows<'_> {
+    fn of(idx: &Array) -> IndexRows<'_> {
+        let n = *idx.shape().last().expect("rank checked");
+        let read: Box<dyn Fn(usize) -> i64 + '_> = with_dtype!(idx.dtype(), T, {
+            let s = idx.as_slice::<T>();
+            Box::new(move |i| s[i].to_f64() as i64)
+        });
+        IndexRows {
+            read,
+            row: vec![0; n],
+        }
+    }
+
+    /// Index vector `r`.
+    fn row(&mut self, r: usize) -> &[i64] {
+        let n = self.row.len();
+        for (k, v) in self.row.iter_mut().enumerate() {
+            *v = (self.read)(r * n + k);
+        }
+        &self.row
+    }
 }
 
 /// Start of the window in each operand dimension for one index vector, and whether it lies
@@ -301,7 +324,7 @@ pub(super) fn gather(
         .expect("checked by the shape rule")[0]
         .shape
         .to_vec();
-    let (rows, n) = index_rows(idx);
+    let mut rows = IndexRows::of(idx);
     let strides = signed_strides(a.shape());
     let window_dims: Vec<usize> = (0..a.ndim())
         .filter(|d| {
@@ -341,7 +364,7 @@ pub(super) fn gather(
                     .map(|(&i, &s)| i * s as usize)
                     .sum();
                 let (start, ok) = window_start(
-                    &rows[row * n..(row + 1) * n],
+                    rows.row(row),
                     &batch,
                     &dims.start_index_map,
                     &dims.operand_batching_dims,
@@ -406,7 +429,7 @@ pub(super) fn scatter_add(
     dims: &ScatterDims,
     mode: GatherMode,
 ) -> Array {
-    let (rows, n) = index_rows(idx);
+    let mut rows = IndexRows::of(idx);
     let strides = signed_strides(a.shape());
     let window_dims: Vec<usize> = (0..a.ndim())
         .filter(|d| {
@@ -455,7 +478,7 @@ pub(super) fn scatter_add(
             .map(|(&i, &s)| i * s as usize)
             .sum();
         let (start, ok) = window_start(
-            &rows[row * n..(row + 1) * n],
+            rows.row(row),
             &batch,
             &dims.scatter_dims_to_operand_dims,
             &dims.operand_batching_dims,

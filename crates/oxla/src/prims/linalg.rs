@@ -282,3 +282,56 @@ fn float_product<T: Elem>(
     }
     Array::from_buffer(T::DTYPE, shape, buf)
 }
+
+/// The most terms of the contraction `gemm` packs in one panel (its `kc`: 512 for the
+/// caches of x86 machines; twice that bounds it).
+const PANEL_TERMS: usize = 1024;
+
+/// The bytes `dot_general` holds beyond its operands and result while it runs, at most:
+/// a contiguous copy of an operand whose dimension groups are not one strided walk each,
+/// the product's packed panels (`gemm`'s, or the few-column kernels' coefficients), and
+/// the product in the operands' dtype when the result takes another. (`gemm`'s per-thread
+/// buffer, the size of a core's L2 cache, is made once per thread for the life of the
+/// process, and is not counted.)
+pub(super) fn scratch_bytes(
+    contracting: &Dims,
+    batch: &Dims,
+    preferred: Option<DType>,
+    inputs: &[Aval],
+) -> usize {
+    let (l, r) = (&inputs[0], &inputs[1]);
+    let lfree = free_dims(l.ndim(), &contracting.0, &batch.0);
+    let rfree = free_dims(r.ndim(), &contracting.1, &batch.1);
+    let copy = |a: &Aval, groups: [&[usize]; 3]| {
+        let strides = signed_strides(&a.shape);
+        let walks = groups
+            .iter()
+            .all(|g| group(&a.shape, &strides, g).is_some());
+        if walks {
+            0
+        } else {
+            a.nbytes()
+        }
+    };
+    let copies =
+        copy(l, [&batch.0, &lfree, &contracting.0]) + copy(r, [&batch.1, &rfree, &contracting.1]);
+    let size = |a: &Aval, dims: &[usize]| dims.iter().map(|&d| a.shape[d]).product::<usize>();
+    let (b, m, k, n) = (
+        size(l, &batch.0),
+        size(l, &lfree),
+        size(l, &contracting.0),
+        size(r, &rfree),
+    );
+    let elem = l.dtype.size();
+    let packed = if l.dtype.is_float() {
+        let panels = elem * k.min(PANEL_TERMS) * (m.next_multiple_of(64) + n.next_multiple_of(64));
+        panels.max(64 * k)
+    } else {
+        0
+    };
+    let converted = match preferred {
+        Some(d) if d != l.dtype => b * m * n * elem,
+        _ => 0,
+    };
+    copies + packed + converted
+}

@@ -11,6 +11,7 @@ mod indexing;
 mod linalg;
 mod polynomial;
 mod reduce;
+mod scratch;
 mod shape;
 mod skinny;
 mod sort;

@@ -302,35 +302,49 @@ pub(super) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
 }
 
 pub(super) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) -> Array {
-    fn run<T: Elem>(op: ArgOp, a: &Array, axis: usize) -> Vec<i32> {
+    fn run<T: Elem>(op: ArgOp, a: &Array, axis: usize, out: &mut [i32]) {
         let (p, row) = reduced_last(a, &[axis]);
         let src = p.as_slice::<T>();
         #[allow(clippy::eq_op)]
         let nan = |v: T| v != v;
-        src.chunks(row.max(1))
-            .take(p.size() / row.max(1))
-            .map(|r| {
-                let mut best = 0;
-                for (i, &v) in r.iter().enumerate() {
-                    let b = r[best];
-                    if nan(b) {
-                        break;
-                    }
-                    let better = match op {
-                        ArgOp::Max => v > b,
-                        ArgOp::Min => v < b,
-                    };
-                    if better || nan(v) {
-                        best = i;
-                    }
+        for (o, r) in out.iter_mut().zip(src.chunks(row.max(1))) {
+            let mut best = 0;
+            for (i, &v) in r.iter().enumerate() {
+                let b = r[best];
+                if nan(b) {
+                    break;
                 }
-                best as i32
-            })
-            .collect()
+                let better = match op {
+                    ArgOp::Max => v > b,
+                    ArgOp::Min => v < b,
+                };
+                if better || nan(v) {
+                    best = i;
+                }
+            }
+            *o = best as i32;
+        }
     }
-    let idx = with_dtype!(a.dtype(), T, run::<T>(op, a, axis));
-    let out = Array::from_vec(idx, &reduced_shape(a.shape(), &[axis]));
+    let shape = reduced_shape(a.shape(), &[axis]);
+    let out = new_array::<i32>(&shape, |out| {
+        with_dtype!(a.dtype(), T, run::<T>(op, a, axis, out))
+    });
     super::elementwise::convert(&out, index_dtype)
+}
+
+/// The bytes a reduction run alone holds beyond its operand and result: a copy of the
+/// operand with the reduced axes moved last, unless they are last already.
+pub(super) fn permuted_bytes(x: &Aval, axes: &[usize]) -> usize {
+    let kept = (0..x.ndim()).filter(|d| !axes.contains(d));
+    let in_order = kept
+        .chain(axes.iter().copied())
+        .enumerate()
+        .all(|(i, p)| i == p);
+    if in_order {
+        0
+    } else {
+        x.nbytes()
+    }
 }
 
 pub(super) fn cumsum(a: &Array, axis: usize, reverse: bool) -> Array {
