@@ -99,8 +99,10 @@ pub(crate) fn stage(
 ) -> Vec<Tensor> {
     let here = Location::caller();
     let chunk = match REPLAN.get() {
+        // Planned for advice only: a budget that one example does not fit plans chunks of
+        // one, which the advice then finds over the limit and does not name.
         Some((source, budget)) if source == here => {
-            chunk_for_budget(&mapped, length, budget, trace)
+            chunk_for_budget(&mapped, length, budget, here, trace).unwrap_or(1)
         }
         _ => chunk,
     };
