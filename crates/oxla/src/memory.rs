@@ -277,7 +277,35 @@ impl MemoryAnalysis {
     /// The error for a call whose plan exceeds `limit` bytes: its peak and its largest
     /// buffer, with the equation and source line that make it.
     pub(crate) fn out_of_memory(&self, limit: usize) -> crate::Error {
-        let largest = self.largest.first().map_or("-".to_string(), |b| {
+        let advice = self.fitting_chunk(limit).map_or(String::new(), |(k, n)| {
+            format!(
+                "; a chunk size that fits: run the {n} mapped examples with \
+                 vmap(..).chunk_size({k}) (or .memory_budget(..))"
+            )
+        });
+        crate::Error::OutOfMemory {
+            needed: self.peak_bytes,
+            limit: Some(limit),
+            refused: None,
+            largest: self.largest_buffer(),
+            advice,
+        }
+    }
+
+    /// The error for a call of this plan whose allocation of `bytes` the system refused.
+    pub(crate) fn refused(&self, bytes: usize) -> crate::Error {
+        crate::Error::OutOfMemory {
+            needed: self.peak_bytes,
+            limit: memory_limit(),
+            refused: Some(bytes),
+            largest: self.largest_buffer(),
+            advice: String::new(),
+        }
+    }
+
+    /// The largest buffer at the peak, with the equation and source line that make it.
+    fn largest_buffer(&self) -> String {
+        self.largest.first().map_or("-".to_string(), |b| {
             let at = b.source.map_or("-".to_string(), |l| {
                 format!("{}:{}:{}", l.file(), l.line(), l.column())
             });
@@ -298,19 +326,7 @@ impl MemoryAnalysis {
                     b.primitive
                 },
             )
-        });
-        let advice = self.fitting_chunk(limit).map_or(String::new(), |(k, n)| {
-            format!(
-                "; a chunk size that fits: run the {n} mapped examples with \
-                 vmap(..).chunk_size({k}) (or .memory_budget(..))"
-            )
-        });
-        crate::Error::OutOfMemory {
-            needed: self.peak_bytes,
-            limit,
-            largest,
-            advice,
-        }
+        })
     }
 
     /// An SVG chart of the live bytes over the program's steps, the peak step marked and
