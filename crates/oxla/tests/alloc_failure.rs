@@ -84,8 +84,20 @@ fn a_100_gb_call_without_a_limit_is_out_of_memory_and_the_next_call_works() {
         }
     ));
     assert_eq!(
-        jit(|x: Tensor| &x - 1.0).call(x).unwrap().to_vec::<f32>(),
+        jit(|x: Tensor| &x - 1.0)
+            .call(x.clone())
+            .unwrap()
+            .to_vec::<f32>(),
         vec![2.0]
+    );
+    // Under a limit the plan (its bytes counted without wrapping) is refused before it runs.
+    memory::set_memory_limit(Some(1 << 30));
+    let err = huge.call(x).expect_err("over the limit");
+    memory::set_memory_limit(None);
+    assert!(
+        matches!(err, Error::OutOfMemory { limit: Some(l), refused: None, needed, .. }
+            if l == 1 << 30 && needed == bytes + 4),
+        "{err}"
     );
 }
 

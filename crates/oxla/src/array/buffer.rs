@@ -51,6 +51,18 @@ impl std::fmt::Display for AllocError {
 
 impl std::error::Error for AllocError {}
 
+/// An empty vector with room for `n` elements, for a kernel's working data sized by a
+/// shape: a refusal is reported as a buffer's is (quietly inside [`quietly`], else as a
+/// panic naming the bytes), never by the allocator's abort.
+#[track_caller]
+pub(crate) fn vec_with_capacity<T>(n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(n).is_err() {
+        refused(n.saturating_mul(std::mem::size_of::<T>()))
+    }
+    v
+}
+
 thread_local! {
     /// How many [`quietly`] calls are running on this thread.
     static QUIET: Cell<usize> = const { Cell::new(0) };

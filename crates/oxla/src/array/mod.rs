@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held};
+pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held, vec_with_capacity};
 pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub use dtype::{DType, Elem, Kind};
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};

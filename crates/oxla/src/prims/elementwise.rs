@@ -926,17 +926,25 @@ pub(super) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {
         .expect("four operands")
         .to_vec();
     let n = crate::array::numel(&shape);
+    // Working vectors of `n` words, a refusal reported as a buffer's is.
+    let filled = |v: u32| {
+        let mut out = crate::array::vec_with_capacity(n);
+        out.resize(n, v);
+        out
+    };
     let full = |a: &Array| -> Vec<u32> {
         let s = a.as_slice::<u32>();
         if s.len() == n {
-            s.to_vec()
+            let mut out = crate::array::vec_with_capacity(n);
+            out.extend_from_slice(s);
+            out
         } else {
-            vec![s[0]; n]
+            filled(s[0])
         }
     };
     let (x0, x1) = (full(&inputs[2]), full(&inputs[3]));
-    let mut o0 = vec![0u32; n];
-    let mut o1 = vec![0u32; n];
+    let mut o0 = filled(0);
+    let mut o1 = filled(0);
     if inputs[0].ndim() == 0 && inputs[1].ndim() == 0 {
         let key = [
             inputs[0].as_slice::<u32>()[0],

@@ -52,7 +52,7 @@ pub(super) fn sort(inputs: &[Array], dimension: usize, num_keys: usize) -> Vec<A
     let inner: usize = shape[dimension + 1..].iter().product();
     let outer: usize = shape[..dimension].iter().product();
     // For every line along `dimension`, the permutation that sorts it.
-    let mut order: Vec<usize> = Vec::with_capacity(outer * inner * n);
+    let mut order: Vec<usize> = crate::array::vec_with_capacity(outer * inner * n);
     for o in 0..outer {
         for i in 0..inner {
             let pos = |k: usize| (o * n + k) * inner + i;
