@@ -20,19 +20,19 @@ pub enum Error {
     /// A `.npy` file was malformed or of an unsupported dtype.
     #[error("npy: {0}")]
     Npy(String),
-    /// A compiled call's memory plan exceeds the limit (`memory::set_memory_limit`,
-    /// `OXLA_MEMORY_LIMIT`); nothing ran and the inputs are untouched.
-    #[error(
-        "out of memory: the call needs {} at its peak, over the limit of {}; its largest \
-         buffer is {largest}{advice}",
-        crate::memory::format_bytes(*needed),
-        crate::memory::format_bytes(*limit)
-    )]
+    /// A compiled call ran out of memory: its plan exceeds the limit
+    /// (`memory::set_memory_limit`, `OXLA_MEMORY_LIMIT`) and nothing ran, or the system
+    /// refused one of its buffers while it ran. Either way the inputs are untouched, and
+    /// the process can go on calling.
+    #[error("out of memory: {}", out_of_memory_text(*needed, *limit, *refused, largest, advice))]
     OutOfMemory {
         /// Bytes the plan needs at its peak.
         needed: usize,
-        /// The limit in force.
-        limit: usize,
+        /// The limit in force, if any.
+        limit: Option<usize>,
+        /// Bytes of the allocation the system refused, when it did (the plan was within
+        /// the limit).
+        refused: Option<usize>,
         /// The largest buffer at the peak: size, aval, kind, primitive, equation, line.
         largest: String,
         /// What would fit: a chunk size for a chunked map of the program under which the
@@ -40,6 +40,34 @@ pub enum Error {
         /// which can trace `f` again; empty when there is none or it cannot be checked).
         advice: String,
     },
+}
+
+/// The text of [`Error::OutOfMemory`], after "out of memory: ".
+fn out_of_memory_text(
+    needed: usize,
+    limit: Option<usize>,
+    refused: Option<usize>,
+    largest: &str,
+    advice: &str,
+) -> String {
+    use crate::memory::format_bytes;
+    let needed = format_bytes(needed);
+    let limit = limit.map(format_bytes);
+    match (refused, limit) {
+        (Some(bytes), limit) => format!(
+            "the system refused an allocation of {} ({bytes} bytes); the call needs {needed} \
+             at its peak ({}); its largest buffer is {largest}{advice}",
+            format_bytes(bytes),
+            limit.map_or("no memory limit set".into(), |l| format!(
+                "the limit is {l}"
+            ))
+        ),
+        (None, limit) => format!(
+            "the call needs {needed} at its peak, over the limit of {}; its largest buffer \
+             is {largest}{advice}",
+            limit.unwrap_or_else(|| "-".into())
+        ),
+    }
 }
 
 impl Error {

@@ -289,7 +289,30 @@ impl MemoryAnalysis {
     /// The error for a call whose plan exceeds `limit` bytes: its peak and its largest
     /// buffer, with the equation and source line that make it (and no advice).
     pub(crate) fn out_of_memory(&self, limit: usize) -> crate::Error {
-        let largest = self.largest.first().map_or("-".to_string(), |b| {
+        crate::Error::OutOfMemory {
+            needed: self.peak_bytes,
+            limit: Some(limit),
+            refused: None,
+            largest: self.largest_buffer(),
+            // Advice is given by `jit`, which can plan the program again to check it.
+            advice: String::new(),
+        }
+    }
+
+    /// The error for a call of this plan whose allocation of `bytes` the system refused.
+    pub(crate) fn refused(&self, bytes: usize) -> crate::Error {
+        crate::Error::OutOfMemory {
+            needed: self.peak_bytes,
+            limit: memory_limit(),
+            refused: Some(bytes),
+            largest: self.largest_buffer(),
+            advice: String::new(),
+        }
+    }
+
+    /// The largest buffer at the peak, with the equation and source line that make it.
+    fn largest_buffer(&self) -> String {
+        self.largest.first().map_or("-".to_string(), |b| {
             let at = b.source.map_or("-".to_string(), |l| {
                 format!("{}:{}:{}", l.file(), l.line(), l.column())
             });
@@ -310,14 +333,7 @@ impl MemoryAnalysis {
                     b.primitive
                 },
             )
-        });
-        crate::Error::OutOfMemory {
-            needed: self.peak_bytes,
-            limit,
-            largest,
-            // Advice is given by `jit`, which can plan the program again to check it.
-            advice: String::new(),
-        }
+        })
     }
 
     /// An SVG chart of the live bytes over the program's steps, the peak step marked and

@@ -1,6 +1,7 @@
 //! A 64-byte-aligned host allocation, shared between arrays through `Arc`.
 
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
+use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
@@ -21,10 +22,69 @@ const LARGE: usize = 4 << 20;
 /// The size of a transparent huge page.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// The layout of a buffer of `bytes` bytes.
+/// The most bytes one buffer can hold: an allocation is limited to `isize::MAX` bytes, and
+/// a large one is rounded up to a whole huge page.
+pub const MAX_BYTES: usize = (isize::MAX as usize + 1) - HUGE_PAGE;
+
+/// The layout of a buffer of `bytes` bytes, at most [`MAX_BYTES`].
 fn layout(bytes: usize) -> Layout {
     let align = if bytes >= LARGE { HUGE_PAGE } else { ALIGN };
-    Layout::from_size_align(bytes, align).expect("buffer size overflows")
+    Layout::from_size_align(bytes, align).expect("buffer sizes are at most MAX_BYTES")
+}
+
+/// An allocation the system refused: `bytes` could not be had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocError {
+    /// The bytes asked for.
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "memory allocation of {} bytes failed: the system refused it",
+            self.bytes
+        )
+    }
+}
+
+impl std::error::Error for AllocError {}
+
+thread_local! {
+    /// How many [`quietly`] calls are running on this thread.
+    static QUIET: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Runs `f` with this thread's allocation failures unwinding quietly, an [`AllocError`] as
+/// the payload, for a caller above to catch and report: a compiled call returns it as
+/// `Error::OutOfMemory`, an eager primitive panics naming the user's line.
+pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(q.get() - 1));
+        }
+    }
+    QUIET.with(|q| q.set(q.get() + 1));
+    let _leave = Leave;
+    f()
+}
+
+/// Whether this thread is inside [`quietly`].
+pub(crate) fn is_quiet() -> bool {
+    QUIET.with(Cell::get) > 0
+}
+
+/// Reports a refused allocation: quietly inside [`quietly`], else as a panic at the
+/// caller's line naming the bytes (an unwinding panic, never the allocator's abort).
+#[track_caller]
+fn refused(bytes: usize) -> ! {
+    let e = AllocError { bytes };
+    if is_quiet() {
+        std::panic::resume_unwind(Box::new(e))
+    }
+    panic!("{e}")
 }
 
 /// Asks the kernel to back a large allocation with huge pages (a hint; failure is harmless).
@@ -147,60 +207,90 @@ unsafe impl Sync for Buffer {}
 
 impl Buffer {
     /// Allocates `bytes` zeroed bytes.
+    ///
+    /// Panics at the caller's line, naming the bytes, when the system refuses them (see
+    /// [`try_zeroed`](Self::try_zeroed)).
+    #[track_caller]
     pub fn zeroed(bytes: usize) -> Buffer {
+        match Buffer::try_zeroed(bytes) {
+            Ok(b) => b,
+            Err(e) => refused(e.bytes),
+        }
+    }
+
+    /// Allocates `bytes` zeroed bytes, or says that the system refused them.
+    pub fn try_zeroed(bytes: usize) -> Result<Buffer, AllocError> {
         if bytes == 0 {
-            return Buffer {
+            return Ok(Buffer {
                 ptr: NonNull::<Aligned>::dangling().cast(),
                 bytes: 0,
-            };
+            });
         }
         if bytes <= POOLED && bytes.is_multiple_of(8) {
             let reused = POOL.with(|p| p.borrow_mut().0[bytes / 8].pop());
             if let Some(ptr) = reused {
                 // SAFETY: the pooled allocation has exactly `bytes` bytes and no other owner.
                 unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, bytes) };
-                return Buffer { ptr, bytes };
+                return Ok(Buffer { ptr, bytes });
             }
         }
         if bytes >= LARGE {
-            // SAFETY: the caller of `uninit` must write every byte; here they are zeroed.
-            let b = unsafe { Buffer::uninit(bytes) };
+            // SAFETY: the caller of `try_uninit` must write every byte; here they are zeroed.
+            let b = unsafe { Buffer::try_uninit(bytes) }?;
             // SAFETY: `b` owns `bytes` bytes that nothing else references.
             unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, bytes) };
-            return b;
+            return Ok(b);
         }
         let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        Buffer { ptr, bytes }
+        let ptr = NonNull::new(raw).ok_or(AllocError { bytes })?;
+        Ok(Buffer { ptr, bytes })
     }
 
-    /// Allocates `bytes` bytes without clearing them, for a kernel that writes all of them.
+    /// Allocates `bytes` bytes without clearing them, for a kernel that writes all of them;
+    /// panics as [`zeroed`](Self::zeroed) does when the system refuses them.
     ///
     /// # Safety
     /// Every byte must be written before the buffer is read or dropped into an `Array`.
+    #[track_caller]
     pub(crate) unsafe fn uninit(bytes: usize) -> Buffer {
+        // SAFETY: passed on to our caller.
+        match unsafe { Buffer::try_uninit(bytes) } {
+            Ok(b) => b,
+            Err(e) => refused(e.bytes),
+        }
+    }
+
+    /// [`uninit`](Self::uninit), or says that the system refused the bytes.
+    ///
+    /// # Safety
+    /// As for [`uninit`](Self::uninit).
+    pub(crate) unsafe fn try_uninit(bytes: usize) -> Result<Buffer, AllocError> {
         if bytes <= POOLED {
-            return Buffer::zeroed(bytes);
+            return Buffer::try_zeroed(bytes);
+        }
+        if bytes > MAX_BYTES {
+            return Err(AllocError { bytes });
         }
         if bytes >= LARGE {
             let held = HELD.lock().unwrap_or_else(|e| e.into_inner()).take(bytes);
             if let Some(ptr) = held {
-                return Buffer { ptr, bytes };
+                return Ok(Buffer { ptr, bytes });
             }
         }
         let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        let ptr = NonNull::new(raw).ok_or(AllocError { bytes })?;
         if bytes >= LARGE {
             advise_huge_pages(raw, bytes);
         }
-        Buffer { ptr, bytes }
+        Ok(Buffer { ptr, bytes })
     }
 
     /// Copies a typed slice into a new buffer.
+    #[track_caller]
     pub fn from_slice<T: Elem>(data: &[T]) -> Buffer {
         let mut b = Buffer::zeroed(std::mem::size_of_val(data));
         b.as_mut_slice::<T>().copy_from_slice(data);
@@ -208,6 +298,7 @@ impl Buffer {
     }
 
     /// Copies raw bytes into a new buffer.
+    #[track_caller]
     pub fn from_bytes(bytes: &[u8]) -> Buffer {
         let b = Buffer::zeroed(bytes.len());
         // SAFETY: `b` owns `bytes.len()` freshly allocated bytes that nothing else references.

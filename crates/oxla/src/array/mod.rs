@@ -3,6 +3,7 @@
 mod buffer;
 mod dtype;
 pub mod npy;
+mod npy_header;
 mod values;
 
 use std::fmt;
@@ -10,8 +11,8 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-pub(crate) use buffer::{held_bytes, release_held};
-pub use buffer::{Buffer, ALIGN};
+pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held};
+pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub use dtype::{DType, Elem, Kind};
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};
 
@@ -24,8 +25,68 @@ pub fn shape_of(dims: &[usize]) -> Shape {
 }
 
 /// Number of elements of a shape.
+///
+/// Panics when the count does not fit in `usize`; the shapes of arrays and avals never
+/// pass [`checked_nbytes`], so theirs always fits.
+#[track_caller]
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    checked_numel(shape)
+        .unwrap_or_else(|| panic!("shape {shape:?} has more elements than usize can count"))
+}
+
+/// Number of elements of a shape, or `None` when it does not fit in `usize`.
+pub fn checked_numel(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+/// Bytes of an array of `shape` with elements of `item_size` bytes, or `None` when such an
+/// array could not exist in memory.
+///
+/// As numpy does, the product of the dimensions other than zero, times the item size, must
+/// not pass [`MAX_BYTES`] (the most one allocation can hold), even when a zero dimension
+/// leaves the array empty: its strides, and the sizes of what is sliced or reduced from
+/// it, then never overflow.
+///
+/// ```
+/// use oxla::array::checked_nbytes;
+/// assert_eq!(checked_nbytes(&[2, 3], 4), Some(24));
+/// assert_eq!(checked_nbytes(&[1 << 20, 0], 4), Some(0));
+/// assert_eq!(checked_nbytes(&[1 << 32, 1 << 32], 4), None);
+/// assert_eq!(checked_nbytes(&[1 << 62, 0], 4), None);
+/// ```
+pub fn checked_nbytes(shape: &[usize], item_size: usize) -> Option<usize> {
+    let mut bytes = item_size;
+    for &d in shape.iter().filter(|&&d| d != 0) {
+        bytes = bytes.checked_mul(d).filter(|&b| b <= MAX_BYTES)?;
+    }
+    Some(if shape.contains(&0) { 0 } else { bytes })
+}
+
+/// Bytes of an array of `dtype` and `shape`, or a message saying why it cannot exist.
+pub(crate) fn check_shape(dtype: DType, shape: &[usize]) -> Result<usize, String> {
+    checked_nbytes(shape, dtype.size()).ok_or_else(|| {
+        let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+        format!(
+            "shape {}[{}] is too large: its dimensions other than zero times {} bytes an \
+             element pass the {MAX_BYTES} bytes one array can take",
+            dtype.short_name(),
+            dims.join(","),
+            dtype.size()
+        )
+    })
+}
+
+/// Bytes of an array of `dtype` and `shape`; panics at the caller's line when it cannot
+/// exist.
+#[track_caller]
+fn nbytes_or_panic(what: &str, dtype: DType, shape: &[usize]) -> usize {
+    match check_shape(dtype, shape) {
+        Ok(bytes) => bytes,
+        Err(m) => panic!("{what}: {m}\n  at {}", std::panic::Location::caller()),
+    }
 }
 
 /// Row-major strides, in elements.
@@ -57,10 +118,11 @@ pub struct Array {
 
 impl Array {
     /// An array that takes ownership of a freshly written buffer.
+    #[track_caller]
     pub fn from_buffer(dtype: DType, shape: &[usize], buf: Buffer) -> Array {
         assert_eq!(
             buf.len_bytes(),
-            numel(shape) * dtype.size(),
+            nbytes_or_panic("from_buffer", dtype, shape),
             "buffer of {} bytes does not hold {}{:?}",
             buf.len_bytes(),
             dtype.short_name(),
@@ -82,6 +144,7 @@ impl Array {
     /// An array copied from a slice of elements in row-major order.
     #[track_caller]
     pub fn from_slice<T: Elem>(data: &[T], shape: &[usize]) -> Array {
+        nbytes_or_panic("from_vec", T::DTYPE, shape);
         if data.len() != numel(shape) {
             panic!(
                 "from_vec: {} elements cannot have shape {:?}\n  at {}",
@@ -99,8 +162,13 @@ impl Array {
     }
 
     /// An array of zeros (`false` for bool).
+    ///
+    /// Panics at the caller's line when the shape is too large for memory
+    /// ([`checked_nbytes`]) or its bytes cannot be allocated.
+    #[track_caller]
     pub fn zeros(dtype: DType, shape: &[usize]) -> Array {
-        Array::from_buffer(dtype, shape, Buffer::zeroed(numel(shape) * dtype.size()))
+        let bytes = nbytes_or_panic("zeros", dtype, shape);
+        Array::from_buffer(dtype, shape, Buffer::zeroed(bytes))
     }
 
     /// The element type.
@@ -143,9 +211,22 @@ impl Array {
     }
 
     /// The elements copied into a `Vec`, which must be of type `T`.
+    ///
+    /// Panics at the caller's line, naming the bytes, when they cannot be allocated.
     #[track_caller]
     pub fn to_vec<T: Elem>(&self) -> Vec<T> {
-        self.as_slice::<T>().to_vec()
+        let src = self.as_slice::<T>();
+        let mut v = Vec::new();
+        if v.try_reserve_exact(src.len()).is_err() {
+            panic!(
+                "to_vec: {}",
+                AllocError {
+                    bytes: self.nbytes()
+                }
+            );
+        }
+        v.extend_from_slice(src);
+        v
     }
 
     /// The elements converted to `f64`, whatever the dtype.
@@ -270,6 +351,10 @@ impl fmt::Display for Array {
                 rec(f, &shape[1..], &vals[i * inner..(i + 1) * inner], elem)?;
             }
             f.write_str("]")
+        }
+        if self.size() == 0 && self.ndim() > 0 {
+            // As numpy prints an empty array, whatever its other dimensions.
+            return f.write_str("[]");
         }
         rec(f, &self.shape, &vals, &elem)
     }

@@ -6,9 +6,9 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use npyz::{Deserialize, NpyFile, Order, TypeChar, WriterBuilder};
+use npyz::WriterBuilder;
 
-use super::{Array, DType, Elem};
+use super::{npy_header, Array, Buffer, DType, Elem};
 use crate::error::{Error, Result};
 
 /// Reads an array from a `.npy` file.
@@ -27,53 +27,52 @@ impl Array {
     }
 
     /// Reads an array in `.npy` format from any reader.
+    ///
+    /// The header is checked against the file: the shape must fit in memory
+    /// ([`checked_nbytes`](super::checked_nbytes)) and the data must be exactly as long as
+    /// the header says; anything else is [`Error::Npy`](crate::Error::Npy). A buffer the
+    /// system refuses is [`Error::OutOfMemory`](crate::Error::OutOfMemory).
     pub fn read_npy_from(mut reader: impl Read) -> Result<Array> {
         let mut bytes = Vec::new();
         reader
             .read_to_end(&mut bytes)
             .map_err(|e| Error::Npy(e.to_string()))?;
-        check_shape_fits(&bytes)?;
-        let npy = NpyFile::new(bytes.as_slice()).map_err(|e| Error::Npy(e.to_string()))?;
-        if npy.order() == Order::Fortran && npy.shape().len() > 1 {
+        let h = npy_header::parse(&bytes).map_err(Error::Npy)?;
+        if h.fortran_order && h.shape.len() > 1 {
             return Err(Error::Npy(
                 "Fortran-ordered arrays are not supported".into(),
             ));
         }
-        let shape = npy
-            .shape()
-            .iter()
-            .map(|&d| {
-                usize::try_from(d).map_err(|_| Error::Npy(format!("dimension {d} too large")))
-            })
-            .collect::<Result<Vec<usize>>>()?;
-        let dtype = match npy.dtype() {
-            npyz::DType::Plain(ts) => match (ts.type_char(), ts.size_field()) {
-                (TypeChar::Bool, 1) => DType::Bool,
-                (TypeChar::Int, 4) => DType::I32,
-                (TypeChar::Uint, 4) => DType::U32,
-                (TypeChar::Float, 4) => DType::F32,
-                (TypeChar::Float, 8) => DType::F64,
-                _ => return Err(Error::Npy(format!("unsupported dtype {ts}"))),
-            },
-            other => return Err(Error::Npy(format!("unsupported dtype {}", other.descr()))),
-        };
-        fn load<T: Elem + Deserialize, R: Read>(npy: NpyFile<R>, shape: &[usize]) -> Result<Array> {
-            let data = npy.into_vec::<T>().map_err(|e| Error::Npy(e.to_string()))?;
-            if data.len() != super::numel(shape) {
-                return Err(Error::Npy(format!(
-                    "{} elements for shape {shape:?}",
-                    data.len()
-                )));
-            }
-            Ok(Array::from_vec(data, shape))
+        let nbytes = super::check_shape(h.dtype, &h.shape).map_err(Error::Npy)?;
+        let data = &bytes[h.data_start..];
+        if data.len() != nbytes {
+            return Err(Error::Npy(format!(
+                "the header's shape {:?} of {} needs {nbytes} bytes of data, the file has {}",
+                h.shape,
+                h.dtype,
+                data.len()
+            )));
         }
-        match dtype {
-            DType::Bool => load::<bool, _>(npy, &shape),
-            DType::I32 => load::<i32, _>(npy, &shape),
-            DType::U32 => load::<u32, _>(npy, &shape),
-            DType::F32 => load::<f32, _>(npy, &shape),
-            DType::F64 => load::<f64, _>(npy, &shape),
+        let mut buf = Buffer::try_zeroed(nbytes).map_err(|e| Error::OutOfMemory {
+            needed: nbytes,
+            limit: crate::memory::memory_limit(),
+            refused: Some(e.bytes),
+            largest: format!("the array read ({nbytes} bytes)"),
+            advice: String::new(),
+        })?;
+        let out = buf.as_mut_bytes();
+        out.copy_from_slice(data);
+        let size = h.dtype.size();
+        if h.big_endian && size > 1 {
+            out.chunks_exact_mut(size).for_each(<[u8]>::reverse);
         }
+        if let Some(b) = (h.dtype == DType::Bool)
+            .then(|| out.iter().find(|&&b| b > 1))
+            .flatten()
+        {
+            return Err(Error::Npy(format!("invalid value for bool: {b}")));
+        }
+        Ok(Array::from_buffer(h.dtype, &h.shape, buf))
     }
 
     /// Writes the array to a `.npy` file.
@@ -107,39 +106,6 @@ impl Array {
         };
         r.map_err(|e| Error::Npy(e.to_string()))
     }
-}
-
-/// Rejects a header whose shape has more elements than memory can address, before the
-/// npy parser multiplies the dimensions.
-fn check_shape_fits(bytes: &[u8]) -> Result<()> {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    let Some(start) = text.find("'shape'") else {
-        return Ok(());
-    };
-    let rest = &text[start..];
-    let (Some(open), Some(close)) = (rest.find('('), rest.find(')')) else {
-        return Ok(());
-    };
-    if close < open {
-        return Ok(());
-    }
-    let mut total: u64 = 1;
-    for part in rest[open + 1..close]
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        let d: u64 = part
-            .parse()
-            .map_err(|_| Error::Npy(format!("bad dimension {part:?} in the header")))?;
-        total = total
-            .checked_mul(d)
-            .filter(|&t| t <= isize::MAX as u64)
-            .ok_or_else(|| {
-                Error::Npy(format!("shape ({}) is too large", &rest[open + 1..close]))
-            })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

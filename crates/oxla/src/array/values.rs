@@ -126,7 +126,8 @@ impl Array {
 
 /// A new array of `dtype` and `shape` whose elements `fill` writes.
 pub(crate) fn new_values(dtype: DType, shape: &[usize], fill: impl FnOnce(ValuesMut)) -> Array {
-    let mut buf = Buffer::zeroed(super::numel(shape) * dtype.size());
+    let bytes = super::checked_nbytes(shape, dtype.size()).expect("results are checked when bound");
+    let mut buf = Buffer::zeroed(bytes);
     with_dtype!(dtype, T, fill(T::wrap_mut(buf.as_mut_slice::<T>())));
     Array::from_buffer(dtype, shape, buf)
 }

@@ -199,13 +199,13 @@ impl Order {
                         .filter(|&&d| n.deps & (1 << d) != 0)
                         .map(|&d| k.loops[d])
                         .product();
-                    inner * n.dtype.size()
+                    inner.saturating_mul(n.dtype.size())
                 })
-                .sum()
+                .fold(0, usize::saturating_add)
         };
         let (row_a, row_b) = (row(a, b), row(b, a));
         let tile = TILE_BYTES / row_a.max(1);
-        let streamed = row_b * k.loops[b] > TILE_BYTES;
+        let streamed = row_b.saturating_mul(k.loops[b]) > TILE_BYTES;
         (row_a > 0 && streamed && tile >= 2 && tile < k.loops[a]).then_some(tile)
     }
 }
@@ -1089,7 +1089,10 @@ fn prepare(k: &Kernel) -> Prepared {
         })
         .collect();
     // A small kernel runs on the calling thread: waking another costs more than it saves.
-    let work = k.loops.iter().product::<usize>() * k.nodes.len();
+    let work = k
+        .loops
+        .iter()
+        .fold(k.nodes.len(), |w, &d| w.saturating_mul(d));
     let parallel = work >= PARALLEL_WORK;
     let tiled = order.tile(k).filter(|_| parallel).map(|t| {
         let mut loops = order.loops.clone();
@@ -1158,7 +1161,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     let out_len = *out_len;
     let n = k.loops.len();
     let dtype = k.out.aval.dtype;
-    let bytes = out_len * dtype.size();
+    let bytes = k.out.aval.nbytes();
     if let Some(p) = pairwise {
         let mut buffer = Buffer::zeroed(bytes);
         p.run(k, &inputs, buffer.as_mut_slice::<f32>());

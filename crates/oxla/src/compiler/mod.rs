@@ -19,7 +19,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::array::{Array, Buffer};
+use crate::array::{quietly, AllocError, Array, Buffer};
 use crate::core::{bind, is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::memory::MemoryAnalysis;
@@ -94,12 +94,14 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
         match exe.run_leaves(&leaves, None) {
             Err(crate::Error::OutOfMemory {
                 needed,
-                limit,
+                limit: Some(limit),
+                refused: None,
                 largest,
                 ..
             }) => Err(crate::Error::OutOfMemory {
                 needed,
-                limit,
+                limit: Some(limit),
+                refused: None,
                 largest,
                 advice: self.checked_advice(&args, exe.analysis(), limit),
             }),
@@ -353,20 +355,30 @@ impl Executable {
             }
         }
         let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();
-        let outs = self.run(arrays, times);
+        // A buffer the system refuses unwinds quietly out of the steps (`run_steps`); the
+        // values made so far are dropped on the way, the arguments are only read.
+        let run = std::panic::AssertUnwindSafe(|| self.run(arrays, times));
+        let outs = match std::panic::catch_unwind(run) {
+            Ok(outs) => outs,
+            Err(payload) => match payload.downcast::<AllocError>() {
+                Ok(e) => return Err(self.plan.analysis.refused(e.bytes)),
+                Err(other) => std::panic::resume_unwind(other),
+            },
+        };
         let out = O::from_def(&self.out, &mut outs.into_iter().map(Tensor::new));
         Ok(out.expect("the output structure is the traced function's"))
     }
 
     /// Runs the equations in order, freeing every value after its last use; with `times`,
-    /// records each step's wall time.
+    /// records each step's wall time. A buffer the system refuses unwinds quietly (see
+    /// `quietly`) to the compiled call or the eager primitive that runs this program.
     fn run(&self, args: Vec<Array>, times: Option<&mut Vec<Duration>>) -> Vec<Array> {
         if self.plan.analysis.peak_bytes < awake::WORTH_WAKING {
             // Too small for its kernels to go parallel: handing it to the pool would
             // cost more than it runs.
-            return self.run_steps(args, times);
+            return quietly(|| self.run_steps(args, times));
         }
-        awake::run_awake(|| self.run_steps(args, times))
+        awake::run_awake(|| quietly(|| self.run_steps(args, times)))
     }
 
     /// [`run`](Self::run) on the calling thread.

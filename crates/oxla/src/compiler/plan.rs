@@ -124,7 +124,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             }
         }
     }
-    let mut output_bytes = 0;
+    let mut output_bytes: usize = 0;
     for a in &j.outvars {
         if let Atom::Var(v) = a {
             let o = owner(&aliases, v.id);
@@ -135,34 +135,36 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
                 }
             }
         }
-        output_bytes += a.aval().nbytes();
+        output_bytes = output_bytes.saturating_add(a.aval().nbytes());
     }
     // Live bytes at each step: buffers born at or before it and last used at or after it.
     let mut analysis = MemoryAnalysis {
-        argument_bytes: j.invars.iter().map(|v| v.aval.nbytes()).sum(),
-        constant_bytes: j.constvars.iter().map(|v| v.aval.nbytes()).sum(),
+        argument_bytes: saturating_sum(j.invars.iter().map(|v| v.aval.nbytes())),
+        constant_bytes: saturating_sum(j.constvars.iter().map(|v| v.aval.nbytes())),
         output_bytes,
         chunks: chunk_plans,
         step_primitives,
         ..MemoryAnalysis::default()
     };
-    let base = analysis.argument_bytes + analysis.constant_bytes;
-    analysis.peak_bytes = base;
+    // Sums of many buffers are taken in u128 and saturate at usize::MAX when reported: a
+    // plan over the address space still reads as one that no limit or system can meet.
+    let base = analysis.argument_bytes as u128 + analysis.constant_bytes as u128;
+    analysis.peak_bytes = saturating(base);
     let mut frees = vec![Vec::new(); n];
-    let mut delta_in = vec![0usize; n + 1];
-    let mut delta_out = vec![0usize; n + 1];
-    let mut temp_in = vec![0usize; n + 1];
-    let mut temp_out = vec![0usize; n + 1];
+    let mut delta_in = vec![0u128; n + 1];
+    let mut delta_out = vec![0u128; n + 1];
+    let mut temp_in = vec![0u128; n + 1];
+    let mut temp_out = vec![0u128; n + 1];
     for (&id, b) in &info {
         if matches!(b.kind, BufferKind::Argument | BufferKind::Constant) {
             continue;
         }
         let (s, l) = (born[&id], last[&id]);
-        delta_in[s] += b.bytes;
-        delta_out[l.min(n)] += b.bytes;
+        delta_in[s] += b.bytes as u128;
+        delta_out[l.min(n)] += b.bytes as u128;
         if b.kind == BufferKind::Temporary {
-            temp_in[s] += b.bytes;
-            temp_out[l.min(n)] += b.bytes;
+            temp_in[s] += b.bytes as u128;
+            temp_out[l.min(n)] += b.bytes as u128;
             frees[l].push(id);
         }
     }
@@ -183,11 +185,11 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         if let Some(s) = in_place[i] {
             let (x, o) = (&info[&k.inputs[s].id], &info[&k.out.id]);
             consumed.insert(k.inputs[s].id, i);
-            delta_in[i] -= o.bytes;
-            delta_out[i] -= x.bytes;
+            delta_in[i] -= o.bytes as u128;
+            delta_out[i] -= x.bytes as u128;
             if o.kind == BufferKind::Temporary {
-                temp_in[i] -= o.bytes;
-                temp_out[i] -= x.bytes;
+                temp_in[i] -= o.bytes as u128;
+                temp_out[i] -= x.bytes as u128;
             }
         }
     }
@@ -221,18 +223,21 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             frees[last[&o]].push(view);
         }
     }
-    let (mut live, mut temp) = (0usize, 0usize);
+    let (mut live, mut temp) = (0u128, 0u128);
     for i in 0..n {
         live += delta_in[i];
         temp += temp_in[i];
-        let working = transient[i] + scratch[i];
-        analysis.live_bytes.push(base + live + working);
-        if base + live + working > analysis.peak_bytes {
-            analysis.peak_bytes = base + live + working;
+        let working = transient[i] as u128 + scratch[i] as u128;
+        let now = saturating(base + live + working);
+        analysis.live_bytes.push(now);
+        if now > analysis.peak_bytes {
+            analysis.peak_bytes = now;
             analysis.peak_equation = Some(i);
             analysis.scratch_bytes = scratch[i];
         }
-        analysis.temp_bytes = analysis.temp_bytes.max(temp + transient[i]);
+        analysis.temp_bytes = analysis
+            .temp_bytes
+            .max(saturating(temp + transient[i] as u128));
         live -= delta_out[i];
         temp -= temp_out[i];
     }
@@ -267,4 +272,14 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         reuse,
         analysis,
     }
+}
+
+/// A byte count in `usize`, `usize::MAX` when it does not fit.
+fn saturating(bytes: u128) -> usize {
+    usize::try_from(bytes).unwrap_or(usize::MAX)
+}
+
+/// The sum of byte counts, `usize::MAX` when it does not fit.
+fn saturating_sum(bytes: impl Iterator<Item = usize>) -> usize {
+    bytes.fold(0, usize::saturating_add)
 }

@@ -286,7 +286,8 @@ pub(crate) fn chunk_for_budget(
     );
     Err(Error::OutOfMemory {
         needed: one.total(),
-        limit: budget,
+        limit: Some(budget),
+        refused: None,
         largest: one.largest,
         advice,
     })

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::array::{numel, shape_of, DType, Shape};
+use crate::array::{check_shape, numel, shape_of, DType, Shape};
 
 /// The abstract value of an array: its dtype and shape.
 ///
@@ -35,8 +35,17 @@ impl Aval {
     }
 
     /// Bytes an array of this aval takes.
+    ///
+    /// Panics when no array could have this aval (see [`check`](Self::check)); the avals
+    /// of traced values are checked when their primitive is bound.
     pub fn nbytes(&self) -> usize {
-        self.size() * self.dtype.size()
+        self.check().unwrap_or_else(|m| panic!("{m}"))
+    }
+
+    /// Its bytes, or a message saying that no array could have this aval: the dimensions
+    /// other than zero times the element size pass [`MAX_BYTES`](crate::array::MAX_BYTES).
+    pub fn check(&self) -> Result<usize, String> {
+        check_shape(self.dtype, &self.shape)
     }
 }
 

@@ -105,7 +105,7 @@ impl Tensor {
 
     /// Number of elements.
     pub fn size(&self) -> usize {
-        self.shape().iter().product()
+        crate::array::numel(self.shape())
     }
 
     /// Whether this is a tracer (inside `make_jaxpr` or a transform) rather than a value.

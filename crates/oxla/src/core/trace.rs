@@ -13,7 +13,7 @@ use std::panic::Location;
 use super::aval::Aval;
 use super::jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 use super::tensor::{Repr, Tensor, Tracer};
-use crate::array::Array;
+use crate::array::{is_quiet, quietly, AllocError, Array};
 use crate::prims::{aval_of, Prim};
 use crate::tree::Tree;
 
@@ -166,7 +166,7 @@ fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>)
                         ),
                     })
                     .collect();
-                let outs = prim.eval(&arrays);
+                let outs = eval_eager(&prim, &arrays, source);
                 debug_assert!(outs.iter().zip(&out_avals).all(|(o, a)| aval_of(o) == *a));
                 outs.into_iter().map(Tensor::from).collect()
             }
@@ -200,6 +200,23 @@ fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>)
             }
         }
     })
+}
+
+/// Runs a primitive's eager kernel. A buffer the system refuses to allocate panics here,
+/// naming the primitive, the bytes and the user's line; inside a compiled call it unwinds
+/// on to the call, which returns it as [`Error::OutOfMemory`](crate::Error::OutOfMemory).
+fn eval_eager(prim: &Prim, arrays: &[Array], source: &'static Location<'static>) -> Vec<Array> {
+    if is_quiet() {
+        return prim.eval(arrays);
+    }
+    let run = std::panic::AssertUnwindSafe(|| quietly(|| prim.eval(arrays)));
+    match std::panic::catch_unwind(run) {
+        Ok(outs) => outs,
+        Err(payload) => match payload.downcast::<AllocError>() {
+            Ok(e) => panic!("{}: {e}\n  at {source}", prim.name()),
+            Err(other) => std::panic::resume_unwind(other),
+        },
+    }
 }
 
 /// Whether a staging trace is open (so primitives are recorded rather than run).

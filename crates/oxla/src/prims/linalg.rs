@@ -216,9 +216,12 @@ fn float_product<T: Elem>(
     if k == 0 || m * n == 0 {
         return new_array::<T>(shape, |out| out.fill(zero));
     }
+    let bytes = crate::array::checked_nbytes(shape, std::mem::size_of::<T>())
+        .expect("results are checked when bound");
+    debug_assert_eq!(bytes, b * m * n * std::mem::size_of::<T>());
     // SAFETY: a product kernel below writes every element (`gemm` does not read the
     // destination) before any is read.
-    let mut buf = unsafe { Buffer::uninit(b * m * n * std::mem::size_of::<T>()) };
+    let mut buf = unsafe { Buffer::uninit(bytes) };
     if T::DTYPE == DType::F32 && b == 1 {
         let a = super::skinny::View {
             data: l.data.as_slice::<f32>(),

@@ -355,8 +355,18 @@ impl Prim {
         p
     }
 
-    /// The shape rule: result avals for operand avals, or a message saying what is wrong.
+    /// The shape rule: result avals for operand avals, or a message saying what is wrong
+    /// (also when a result would be too large for memory, see [`Aval::check`]).
     pub fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let outs = self.shape_rule(inputs)?;
+        for a in &outs {
+            a.check().map_err(|m| format!("the result's {m}"))?;
+        }
+        Ok(outs)
+    }
+
+    /// The primitive's own shape rule.
+    fn shape_rule(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         match self {
             Prim::Unary(op) => elementwise::unary_rule(*op, inputs),
             Prim::Binary(op) => elementwise::binary_rule(*op, inputs),

@@ -3,7 +3,7 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
-use crate::array::{numel, Array, DType, Elem};
+use crate::array::{checked_numel, Array, DType, Elem};
 use crate::core::Aval;
 
 fn check_perm(perm: &[usize], rank: usize) -> Result<(), String> {
@@ -94,7 +94,7 @@ pub(super) fn broadcast_in_dim(a: &Array, shape: &[usize], dims: &[usize]) -> Ar
 pub(super) fn reshape_rule(new_sizes: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
-    if numel(new_sizes) != x.size() {
+    if checked_numel(new_sizes) != Some(x.size()) {
         return Err(format!("cannot reshape {x} to {new_sizes:?}"));
     }
     Ok(vec![Aval::new(x.dtype, new_sizes)])
@@ -209,14 +209,16 @@ pub(super) fn pad_rule(config: &[(i64, i64, i64)], inputs: &[Aval]) -> Result<Ve
     }
     let mut shape = Vec::with_capacity(config.len());
     for (d, &(lo, hi, interior)) in config.iter().enumerate() {
-        let n = x.shape[d] as i64;
-        let size = lo + hi + n + interior * (n - 1).max(0);
-        if interior < 0 || size < 0 {
+        let n = i64::try_from(x.shape[d]).unwrap_or(i64::MAX);
+        let size = interior
+            .checked_mul((n - 1).max(0))
+            .and_then(|s| s.checked_add(n)?.checked_add(lo)?.checked_add(hi));
+        let Some(size) = size.filter(|&s| interior >= 0 && s >= 0) else {
             return Err(format!(
                 "padding {:?} of dimension {d} of {x} is invalid",
                 config[d]
             ));
-        }
+        };
         shape.push(size as usize);
     }
     Ok(vec![Aval::new(x.dtype, &shape)])
@@ -260,7 +262,7 @@ pub(super) fn concatenate_rule(dim: usize, inputs: &[Aval]) -> Result<Vec<Aval>,
     if dim >= first.ndim() {
         return Err(format!("dimension {dim} out of range for {first}"));
     }
-    let mut size = 0;
+    let mut size: usize = 0;
     for x in inputs {
         let same_elsewhere = x.ndim() == first.ndim()
             && (0..x.ndim()).all(|d| d == dim || x.shape[d] == first.shape[d]);
@@ -269,7 +271,8 @@ pub(super) fn concatenate_rule(dim: usize, inputs: &[Aval]) -> Result<Vec<Aval>,
                 "operands must agree in dtype and in every dimension but {dim}: {first} vs {x}"
             ));
         }
-        size += x.shape[dim];
+        size = usize::checked_add(size, x.shape[dim])
+            .ok_or_else(|| format!("dimension {dim} of the result overflows"))?;
     }
     let mut shape = first.shape.clone();
     shape[dim] = size;

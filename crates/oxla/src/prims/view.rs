@@ -1,6 +1,6 @@
 //! Shared kernel helpers: dtype dispatch, fresh outputs, and strided views of row-major data.
 
-use crate::array::{numel, Array, Buffer, Elem};
+use crate::array::{checked_nbytes, numel, Array, Buffer, Elem};
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dt`, for the dtypes listed.
 macro_rules! with_dtype {
@@ -27,7 +27,9 @@ pub(crate) use with_dtype;
 
 /// A new array of `shape` whose elements `fill` writes.
 pub(crate) fn new_array<T: Elem>(shape: &[usize], fill: impl FnOnce(&mut [T])) -> Array {
-    let mut buf = Buffer::zeroed(numel(shape) * std::mem::size_of::<T>());
+    let bytes =
+        checked_nbytes(shape, std::mem::size_of::<T>()).expect("results are checked when bound");
+    let mut buf = Buffer::zeroed(bytes);
     fill(buf.as_mut_slice::<T>());
     Array::from_buffer(T::DTYPE, shape, buf)
 }

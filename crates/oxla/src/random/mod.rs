@@ -84,7 +84,7 @@ const PER_CHUNK: usize = 1 << 20;
 #[track_caller]
 pub fn bits(key: &Tensor, shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
-    let n = shape.iter().product();
+    let n = crate::array::numel(shape);
     let flat = if n >= BLOCKED {
         blocked_bits(key, n)
     } else {
@@ -139,7 +139,7 @@ fn unit(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
         DType::F64 => {
             // The 52 mantissa bits are the top bits of the 64-bit word (y0, y1); their value
             // times 2^-52 is exactly what JAX's bitcast-and-subtract gives.
-            let (y0, y1) = hash_counters(key, shape.iter().product());
+            let (y0, y1) = hash_counters(key, crate::array::numel(shape));
             let f64s = |v: f64| scalar_tensor(v, DType::F64);
             let hi = lax::mul(&jnp::astype(&y0, DType::F64), &f64s(2f64.powi(-32)));
             let lo = lax::shift_right_logical(&y1, &u32s(12.0));
