@@ -2,7 +2,7 @@
 //! traced, compiled (simplify, fuse, plan) and run on a thread with a 2 MiB stack; then the
 //! jitted gradient of a chain as long of `y = sin(y) + 0.5`.
 //!
-//! `cargo run --release --example long_chain [equations...] [--stack MiB]`
+//! `cargo run --release --example long_chain -- [EQUATIONS...] [--stack MiB]`
 //! (default: 10000 40000 100000 equations, 2 MiB).
 
 use std::time::Instant;
