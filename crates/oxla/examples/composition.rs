@@ -6,6 +6,7 @@
 #[path = "seeds/mod.rs"]
 mod seeds;
 
+use clap::Parser;
 use oxla::{grad, make_jaxpr, numpy as jnp, vmap, Tensor};
 
 type Params = (Tensor, Tensor);
@@ -28,7 +29,12 @@ fn mean_squared_error((params, batch_x, batch_y_true): (Params, Tensor, Tensor))
     jnp::mean(&jnp::power(batch_y_pred - batch_y_true, 2), None)
 }
 
+/// Per-example gradients, the mean-loss gradient, and the check that they agree.
+#[derive(Parser)]
+struct Args {}
+
 fn main() -> oxla::Result<()> {
+    Args::parse();
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));
     let batch_x = jnp::linspace(0.0, 1.0, 5);
     let batch_y_true = &batch_x * 2.5 + 0.5;

@@ -5,9 +5,15 @@
 #[path = "seeds/mod.rs"]
 mod seeds;
 
+use clap::Parser;
 use oxla::{make_jaxpr, numpy as jnp, vmap, Array, DType, Tensor};
 
+/// Prints the jaxprs of the seed programs.
+#[derive(Parser)]
+struct Args {}
+
 fn main() {
+    Args::parse();
     println!("# seed 004: f(x) = (x[:, None] * x[None, :]).sum() on f32[100]");
     println!("{}\n", make_jaxpr(seeds::outer_sum, jnp::ones(&[100])));
 

@@ -2,11 +2,12 @@
 //! traced, compiled (simplify, fuse, plan) and run on a thread with a 2 MiB stack; then the
 //! jitted gradient of a chain as long of `y = sin(y) + 0.5`.
 //!
-//! `cargo run --release --example long_chain [equations...] [--stack MiB]`
+//! `cargo run --release --example long_chain -- [EQUATIONS...] [--stack MiB]`
 //! (default: 10000 40000 100000 equations, 2 MiB).
 
 use std::time::Instant;
 
+use clap::Parser;
 use oxla::{grad, jit, make_jaxpr, numpy as jnp, Tensor};
 
 /// The chain of `eqns` equations on `x`.
@@ -66,23 +67,19 @@ fn measure(eqns: usize) {
     );
 }
 
+/// Compile time of long elementwise chains and of their gradients.
+#[derive(Parser)]
+struct Args {
+    /// Equations in each chain measured.
+    #[arg(value_name = "EQUATIONS", default_values_t = [10_000, 40_000, 100_000])]
+    sizes: Vec<usize>,
+    /// Stack of the thread that traces, compiles and runs, in MiB.
+    #[arg(long = "stack", value_name = "MiB", default_value_t = 2)]
+    stack_mib: usize,
+}
+
 fn main() {
-    let mut sizes = Vec::new();
-    let mut stack_mib = 2;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--stack" {
-            stack_mib = args
-                .next()
-                .and_then(|s| s.parse().ok())
-                .expect("--stack MiB");
-        } else {
-            sizes.push(a.parse::<usize>().expect("a number of equations"));
-        }
-    }
-    if sizes.is_empty() {
-        sizes = vec![10_000, 40_000, 100_000];
-    }
+    let Args { sizes, stack_mib } = Args::parse();
     println!("stack: {stack_mib} MiB");
     std::thread::Builder::new()
         .stack_size(stack_mib << 20)

@@ -27,7 +27,8 @@ mod cli;
 
 use std::time::Instant;
 
-use cli::{arg, peak_rss_mib, rss_mib};
+use clap::Parser;
+use cli::{peak_rss_mib, rss_mib};
 use oxla::memory::{format_bytes, parse_bytes};
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
@@ -65,11 +66,35 @@ fn affinities(imgs: Tensor, aff: fn((Tensor, Tensor)) -> Tensor, how: Chunking) 
     outer.call(imgs).expect("traced")
 }
 
-/// The value of `--name TEXT`.
-fn text_arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    let i = args.iter().position(|a| a == name)?;
-    args.get(i + 1).cloned()
+/// The pairwise affinities of `n` random images, `vmap(vmap(aff))`, with its memory plan.
+#[derive(Parser)]
+struct Args {
+    /// Images.
+    #[arg(long, default_value_t = 1000)]
+    n: usize,
+    /// Side of each image, in pixels.
+    #[arg(long, default_value_t = 32)]
+    size: usize,
+    /// `l1`: -sum(abs(a - b)); `prodl1`: -sum(abs(a @ b)).
+    #[arg(long, default_value = "l1", value_parser = ["l1", "prodl1"])]
+    mode: String,
+    /// Run the outer `vmap` in chunks whose plan fits this size (like 1GiB).
+    #[arg(long, value_parser = budget_bytes, conflicts_with = "chunk")]
+    budget: Option<usize>,
+    /// Run the outer `vmap` in chunks of this many rows.
+    #[arg(long)]
+    chunk: Option<usize>,
+    /// Print the plan's largest buffers with the equation and source line that make each.
+    #[arg(long)]
+    explain: bool,
+    /// Write the live bytes over the program to this file, as an SVG chart.
+    #[arg(long, value_name = "FILE")]
+    memory_svg: Option<String>,
+}
+
+/// A `--budget` value in bytes.
+fn budget_bytes(s: &str) -> Result<usize, String> {
+    parse_bytes(s).ok_or_else(|| format!("`{s}` is not a size like 1GiB"))
 }
 
 /// Compares the sampled rows with JAX's, when the sizes are those of the golden file.
@@ -97,17 +122,16 @@ fn check_rows(r: &Tensor, n: usize, size: usize, mode: &str) {
 }
 
 fn main() {
-    let n = arg("--n", 1000);
-    let size = arg("--size", 32);
-    let mode = text_arg("--mode").unwrap_or_else(|| "l1".into());
+    let cli = Args::parse();
+    let (n, size, mode) = (cli.n, cli.size, cli.mode);
     let aff = match mode.as_str() {
         "l1" => l1,
         "prodl1" => prodl1,
-        m => panic!("--mode {m}: l1 or prodl1"),
+        m => unreachable!("clap accepts only l1 and prodl1, not {m}"),
     };
-    let how = match (text_arg("--budget"), text_arg("--chunk")) {
-        (Some(b), _) => Chunking::Budget(parse_bytes(&b).expect("--budget: a size like 1GiB")),
-        (None, Some(k)) => Chunking::Chunk(k.parse().expect("--chunk: a number")),
+    let how = match (cli.budget, cli.chunk) {
+        (Some(b), _) => Chunking::Budget(b),
+        (None, Some(k)) => Chunking::Chunk(k),
         (None, None) => Chunking::Whole,
     };
     // Drawn by a compiled function: its fused kernels hold no big intermediates.
@@ -130,10 +154,10 @@ fn main() {
             format_bytes(c.chunk_bytes)
         );
     }
-    if std::env::args().any(|a| a == "--explain") {
+    if cli.explain {
         println!("{plan}");
     }
-    if let Some(path) = text_arg("--memory-svg") {
+    if let Some(path) = cli.memory_svg {
         std::fs::write(&path, plan.to_svg()).expect("writes the SVG");
         println!("  memory chart written to {path}");
     }

@@ -3,14 +3,12 @@
 //!
 //! `cargo run --release --example tour [-- --n 100 --images 2000]`
 
-#[path = "cli/mod.rs"]
-mod cli;
 #[path = "seeds/mod.rs"]
 mod seeds;
 
 use std::time::Instant;
 
-use cli::arg;
+use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oxla::core::trace_avals;
 use oxla::{jit, make_jaxpr, numpy as jnp, random, vmap, Aval, DType, Tensor};
@@ -143,9 +141,19 @@ fn seed_000(n: usize) {
     );
 }
 
+/// The three seed programs, with their results, jaxprs, memory plans and timings.
+#[derive(Parser)]
+struct Args {
+    /// Side of seed 004's lattice (`n^3` sites).
+    #[arg(long, default_value_t = 100)]
+    n: usize,
+    /// Images in seed 000's affinities.
+    #[arg(long, default_value_t = 2000)]
+    images: usize,
+}
+
 fn main() {
-    let n = arg("--n", 100);
-    let images = arg("--images", 2000);
+    let Args { n, images } = Args::parse();
     let t = Instant::now();
     seed_004(n);
     seed_002();

@@ -1,14 +1,6 @@
-//! Command-line helpers shared by the examples.
+//! Helpers shared by the examples and the bench runner: memory and timing figures (each
+//! example declares its own flags with `clap`).
 #![allow(dead_code)]
-
-/// The value of `--name N` on the command line, or `default`.
-pub fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| v.parse().expect("a number"))
-}
 
 /// This process's peak resident memory so far, in MiB (Linux).
 pub fn peak_rss_mib() -> u64 {

@@ -7,14 +7,13 @@
 //! whole program.
 
 mod awake;
-mod fast_hash;
 mod fuse;
 mod kernel;
 mod pairwise;
 mod plan;
 mod simplify;
 
-use fast_hash::FastMap;
+use rustc_hash::FxHashMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,7 +28,9 @@ use kernel::Target;
 /// A function compiled per input avals; see [`jit`].
 pub struct Jit<F, A, O> {
     f: F,
-    cache: Mutex<FastMap<Signature, Arc<Executable>>>,
+    /// Keyed with rustc's Fx hash: the keys come from the program, not an adversary, and
+    /// the default hasher's cost is a tenth of a small call's dispatch.
+    cache: Mutex<FxHashMap<Signature, Arc<Executable>>>,
     _sig: PhantomData<fn(A) -> O>,
 }
 
@@ -47,7 +48,7 @@ pub struct Jit<F, A, O> {
 pub fn jit<A: Tree, O: Tree, F: Fn(A) -> O>(f: F) -> Jit<F, A, O> {
     Jit {
         f,
-        cache: Mutex::new(FastMap::default()),
+        cache: Mutex::new(FxHashMap::default()),
         _sig: PhantomData,
     }
 }
@@ -384,14 +385,14 @@ impl Executable {
     /// [`run`](Self::run) on the calling thread.
     fn run_steps(&self, args: Vec<Array>, mut times: Option<&mut Vec<Duration>>) -> Vec<Array> {
         let j = &self.jaxpr.jaxpr;
-        let mut env: FastMap<u32, Array> = FastMap::default();
+        let mut env: FxHashMap<u32, Array> = FxHashMap::default();
         for (v, t) in j.constvars.iter().zip(&self.jaxpr.consts) {
             env.insert(v.id, t.array().clone());
         }
         for (v, a) in j.invars.iter().zip(args) {
             env.insert(v.id, a);
         }
-        let read = |env: &FastMap<u32, Array>, a: &Atom| match a {
+        let read = |env: &FxHashMap<u32, Array>, a: &Atom| match a {
             Atom::Var(v) => env[&v.id].clone(),
             Atom::Lit(l) => l.clone(),
         };
