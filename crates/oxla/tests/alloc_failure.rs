@@ -56,7 +56,10 @@ fn a_100_gb_call_without_a_limit_is_out_of_memory_and_the_next_call_works() {
     assert_eq!(refused, Some(bytes), "{err}");
     assert_eq!(limit, None);
     // The argument, the result and the kernel's lane buffers (under 1 MiB).
-    assert!(needed >= bytes + 4 && needed < bytes + 4 + (1 << 20), "{err}");
+    assert!(
+        needed >= bytes + 4 && needed < bytes + 4 + (1 << 20),
+        "{err}"
+    );
     assert!(largest.contains(&format!("f32[{n}]")), "{err}");
     assert!(
         largest.contains(&format!("alloc_failure.rs:{line}")),

@@ -114,7 +114,10 @@ fn an_npy_header_is_checked_against_the_file() {
         }) => {
             assert_eq!(refused, Some(1 << 62));
             // The result and the kernel's lane buffers (under 1 MiB).
-            assert!((1 << 62..(1 << 62) + (1 << 20)).contains(&needed), "{needed}");
+            assert!(
+                (1 << 62..(1 << 62) + (1 << 20)).contains(&needed),
+                "{needed}"
+            );
         }
         other => panic!("expected OutOfMemory, got {:?}", other.map(|t| t.aval())),
     }
