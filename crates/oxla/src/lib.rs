@@ -25,6 +25,7 @@ pub mod array;
 pub mod compiler;
 pub mod control;
 pub mod core;
+mod env;
 mod error;
 pub mod lax;
 pub mod memory;

@@ -3,7 +3,6 @@
 use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 use crate::core::Aval;
 
@@ -242,47 +241,44 @@ pub fn release_held() {
     crate::array::release_held()
 }
 
-/// The limit in force: [`set_memory_limit`]'s, else `OXLA_MEMORY_LIMIT`'s (`"2GiB"`,
-/// `"500MB"`, `"1e9"` or a number of bytes), else none.
+/// The limit in force: [`set_memory_limit`]'s, else `OXLA_MEMORY_LIMIT`'s (a size that
+/// [`parse_bytes`] reads, such as `"2GiB"`, `"2Gi"`, `"512MB"` or `"2e9"`), else none.
+///
+/// # Panics
+/// When it reads `OXLA_MEMORY_LIMIT` and the value is not a size of at least one byte: the
+/// message names the value and the sizes accepted.
 pub fn memory_limit() -> Option<usize> {
-    static ENV: OnceLock<Option<usize>> = OnceLock::new();
     match LIMIT.load(Ordering::Relaxed) {
-        UNSET => *ENV.get_or_init(|| {
-            let v = std::env::var("OXLA_MEMORY_LIMIT").ok()?;
-            let bytes = parse_bytes(&v);
-            if bytes.is_none() {
-                eprintln!("oxla: ignoring OXLA_MEMORY_LIMIT={v:?} (not a size like 2GiB)");
-            }
-            bytes
-        }),
+        UNSET => crate::env::memory_limit().unwrap_or_else(|msg| panic!("{msg}")),
         UNLIMITED => None,
         b => Some(b),
     }
 }
 
-/// A size such as `"2GiB"`, `"1.5 GB"`, `"640k"` or `"1000000"` in bytes (binary units
-/// with `i`, decimal without).
+/// Whether a limit is or may be in force: one set by [`set_memory_limit`], or
+/// `OXLA_MEMORY_LIMIT` set to any value. Never panics (a buffer's drop asks).
+pub(crate) fn limited() -> bool {
+    match LIMIT.load(Ordering::Relaxed) {
+        UNSET => crate::env::memory_limit_set(),
+        UNLIMITED => false,
+        _ => true,
+    }
+}
+
+/// A size such as `"2GiB"`, `"2Gi"`, `"1.5 GB"`, `"2G"`, `"640k"`, `"2e9"` or `"1000000"`
+/// in bytes. Units are case-insensitive, with or without a final `B`: `k`, `M`, `G`, `T`
+/// are powers of 1000 (as JAX and the SI write them), `Ki`, `Mi`, `Gi`, `Ti` powers of
+/// 1024. A fraction of a byte is dropped; a size below one byte other than 0 (`"0.5"`) is
+/// not a size.
+///
+/// ```
+/// use oxla::memory::parse_bytes;
+/// assert_eq!(parse_bytes("2Gi"), Some(2 << 30));
+/// assert_eq!(parse_bytes("2G"), Some(2_000_000_000));
+/// assert_eq!(parse_bytes("0.5"), None);
+/// ```
 pub fn parse_bytes(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let value: f64 = num.trim().parse().ok()?;
-    let scale = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kb" => 1e3,
-        "m" | "mb" => 1e6,
-        "g" | "gb" => 1e9,
-        "t" | "tb" => 1e12,
-        "kib" => 1024.0,
-        "mib" => 1024f64.powi(2),
-        "gib" => 1024f64.powi(3),
-        "tib" => 1024f64.powi(4),
-        _ => return None,
-    };
-    let bytes = value * scale;
-    (bytes.is_finite() && bytes >= 0.0).then_some(bytes as usize)
+    crate::env::bytes(s).ok()
 }
 
 impl MemoryAnalysis {

@@ -60,6 +60,18 @@ impl ValuesMut<'_> {
             ValuesMut::F64(_) => DType::F64,
         }
     }
+
+    /// The elements `start..start + len`, to write.
+    pub(crate) fn range(&mut self, start: usize, len: usize) -> ValuesMut<'_> {
+        let r = start..start + len;
+        match self {
+            ValuesMut::Bool(s) => ValuesMut::Bool(&mut s[r]),
+            ValuesMut::I32(s) => ValuesMut::I32(&mut s[r]),
+            ValuesMut::U32(s) => ValuesMut::U32(&mut s[r]),
+            ValuesMut::F32(s) => ValuesMut::F32(&mut s[r]),
+            ValuesMut::F64(s) => ValuesMut::F64(&mut s[r]),
+        }
+    }
 }
 
 /// The element types, with the conversions between their slices and [`Values`].

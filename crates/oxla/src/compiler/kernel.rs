@@ -1101,7 +1101,7 @@ fn prepare(k: &Kernel) -> Prepared {
     });
     // The outermost loop is split over threads, unless it has fewer steps than there are
     // threads and a loop inside it (not reduced) has more.
-    let parts = rayon::current_num_threads();
+    let parts = crate::env::parts();
     let steps_at = |p: usize| {
         let d = order.loops[p];
         k.loops[d].div_ceil(order.step(d))
@@ -1241,7 +1241,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         }
         r.s
     };
-    let parts = rayon::current_num_threads() as i64;
+    let parts = crate::env::parts() as i64;
     match (tiled, split) {
         (&Some((t, _)), _) => {
             // Each thread walks tiles of its part of the outermost loop, the tile loop

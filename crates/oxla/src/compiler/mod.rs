@@ -159,23 +159,6 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     }
 }
 
-/// Sizes the kernels' thread pool from `OXLA_NUM_THREADS` (default: one per core), once.
-fn init_threads() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let n = std::env::var("OXLA_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0);
-        if let Some(n) = n {
-            // A pool built earlier by the application wins; that is its choice to make.
-            let _ = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build_global();
-        }
-    });
-}
-
 /// A traced program, not yet compiled.
 pub struct Lowered<O> {
     jaxpr: ClosedJaxpr,
@@ -297,7 +280,7 @@ impl<O> Compiled<O> {
 impl Executable {
     /// Simplifies, fuses and plans a closed jaxpr, taking and returning flat lists of arrays.
     pub(crate) fn new(cj: ClosedJaxpr) -> Executable {
-        init_threads();
+        crate::env::init_threads();
         let in_avals = cj.jaxpr.invars.iter().map(|v| v.aval.clone()).collect();
         let n_out = cj.jaxpr.outvars.len();
         let jaxpr = simplify::simplify(cj);

@@ -109,7 +109,7 @@ impl Pairwise {
         };
         let a = rows(self.a, ni);
         let b = rows(self.b, nj);
-        let parts = rayon::current_num_threads().max(1);
+        let parts = crate::env::parts();
         let per = ni.div_ceil(parts).div_ceil(4) * 4;
         let tile = (TILE_BYTES / (4 * len).max(1)).max(4) / 4 * 4;
         rayon::scope(|s| {

@@ -630,19 +630,6 @@ fn map2<T: Copy, U: Copy>(x: &[T], y: &[T], out: &mut [U], f: impl Fn(T, T) -> U
     }
 }
 
-/// `a` materialised at a broadcast `shape` of equal rank (size-1 dimensions repeat).
-fn expand(a: &Array, shape: &[usize]) -> Array {
-    if a.shape() == shape {
-        return a.clone();
-    }
-    let strides: Vec<isize> = super::view::signed_strides(a.shape())
-        .iter()
-        .zip(a.shape())
-        .map(|(&s, &d)| if d == 1 { 0 } else { s })
-        .collect();
-    super::view::strided(a, 0, shape, &strides)
-}
-
 /// Runs an elementwise primitive on typed runs (one-element operands repeat) into `out`.
 pub(super) fn apply_into(prim: &super::Prim, args: &[Values], out: ValuesMut) {
     use super::Prim;
@@ -735,10 +722,12 @@ pub(super) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
             binary_into(op, a.values(), b.values(), out)
         })
     } else {
+        // Size-1 dimensions are read in place (stride 0), never materialised.
         let shape = broadcast_shapes(a.shape(), b.shape()).expect("checked by the shape rule");
-        let (x, y) = (expand(a, &shape), expand(b, &shape));
-        new_values(dtype, &shape, |out| {
-            binary_into(op, x.values(), y.values(), out)
+        with_dtype!(a.dtype(), T, {
+            super::broadcast::zip_broadcast::<T>(dtype, &shape, &[a, b], |args, out| {
+                binary_into(op, args[0], args[1], out)
+            })
         })
     }
 }

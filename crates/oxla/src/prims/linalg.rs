@@ -106,6 +106,8 @@ pub(super) fn dot_general(
     batch: &Dims,
     preferred: Option<DType>,
 ) -> Array {
+    // The product may run on the pool: size it first.
+    crate::env::init_threads();
     let lfree = free_dims(lhs.ndim(), &contracting.0, &batch.0);
     let rfree = free_dims(rhs.ndim(), &contracting.1, &batch.1);
     let l = matrix(lhs, &batch.0, &lfree, &contracting.0);
@@ -180,8 +182,8 @@ fn matmul_loops<T: Mac>(l: &Matrix, r: &Matrix, out: &mut [T], [b, m, k, n]: [us
 
 /// Threads for a product of this size: all of them once it is worth a fork.
 fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
-    if m * n * k >= 1 << 21 && rayon::current_num_threads() > 1 {
-        gemm::Parallelism::Rayon(rayon::current_num_threads())
+    if m * n * k >= 1 << 21 && crate::env::parts() > 1 {
+        gemm::Parallelism::Rayon(crate::env::parts())
     } else {
         gemm::Parallelism::None
     }

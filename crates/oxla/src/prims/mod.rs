@@ -6,6 +6,7 @@
 
 #[macro_use]
 mod view;
+mod broadcast;
 mod elementwise;
 mod indexing;
 mod linalg;

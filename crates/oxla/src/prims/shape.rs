@@ -81,6 +81,10 @@ pub(super) fn broadcast_in_dim_rule(
 }
 
 pub(super) fn broadcast_in_dim(a: &Array, shape: &[usize], dims: &[usize]) -> Array {
+    if numel(shape) == a.size() {
+        // Only size-1 dimensions are added: the elements keep their order.
+        return a.reshaped(shape);
+    }
     let src = signed_strides(a.shape());
     let mut strides = vec![0isize; shape.len()];
     for (i, &d) in dims.iter().enumerate() {

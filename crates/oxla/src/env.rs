@@ -1,0 +1,224 @@
+//! The environment variables oxla reads, each once: `OXLA_NUM_THREADS` (the size of the
+//! kernels' thread pool) and `OXLA_MEMORY_LIMIT` (the budget of compiled calls). A value
+//! that cannot be read is never ignored: where it is first needed, oxla panics with a
+//! message that names the variable, the value and what it accepts.
+
+use std::sync::OnceLock;
+
+/// The number of threads the kernels' pool runs: a whole number from 1 up.
+pub(crate) fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("0 threads cannot run anything".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("not a whole number".into()),
+    }
+}
+
+/// Sizes rayon's global pool from `OXLA_NUM_THREADS` (default: rayon's, one thread per
+/// core), once, before the first parallel kernel; a count above the cores this process may
+/// use runs as many threads as cores, with a note on stderr. A pool the application built
+/// before stays as it is.
+///
+/// # Panics
+/// When `OXLA_NUM_THREADS` is set to something other than a thread count, or the pool's
+/// threads cannot be started.
+pub(crate) fn init_threads() {
+    static POOL: OnceLock<Result<(), String>> = OnceLock::new();
+    let built = POOL.get_or_init(|| {
+        let Ok(v) = std::env::var("OXLA_NUM_THREADS") else {
+            return Ok(());
+        };
+        let n = parse_threads(&v).map_err(|why| {
+            format!(
+                "OXLA_NUM_THREADS={v:?} is not a thread count ({why}): set it to a whole \
+                 number of threads from 1 up, such as 4, or unset it for one thread per core"
+            )
+        })?;
+        let cores = cores();
+        if n > cores {
+            eprintln!(
+                "oxla: OXLA_NUM_THREADS={v:?} asks for more threads than the {cores} cores this \
+                 process may use; the kernels' pool runs {cores} (a thread without a core only \
+                 waits for one, and wakes the others)"
+            );
+        }
+        let n = n.min(cores);
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+        {
+            // Only a failure to start the threads has a source; the other error is a
+            // pool the application built first, which is its choice to make.
+            Err(e) if std::error::Error::source(&e).is_some() => Err(format!(
+                "OXLA_NUM_THREADS={v:?}: cannot start {n} threads ({e}); set fewer"
+            )),
+            _ => Ok(()),
+        }
+    });
+    if let Err(msg) = built {
+        panic!("{msg}");
+    }
+}
+
+/// The cores this process may run on (its CPU affinity and quota), at least 1.
+pub(crate) fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// How many parts a parallel kernel splits its work into: one per thread of the pool, but
+/// no more than the cores (a pool the application built may have more). Threads beyond
+/// the cores cannot run at once, and each further part wakes one of them to take a core
+/// from another.
+pub(crate) fn parts() -> usize {
+    rayon::current_num_threads().min(cores())
+}
+
+/// `OXLA_MEMORY_LIMIT` in bytes, `None` when unset, or the message for a value that is
+/// not a size.
+pub(crate) fn memory_limit() -> Result<Option<usize>, &'static str> {
+    static LIMIT: OnceLock<Result<Option<usize>, String>> = OnceLock::new();
+    let limit = LIMIT.get_or_init(|| {
+        let Ok(v) = std::env::var("OXLA_MEMORY_LIMIT") else {
+            return Ok(None);
+        };
+        match bytes(&v) {
+            Ok(0) => Err(format!(
+                "OXLA_MEMORY_LIMIT={v:?} would refuse every compiled call: set a size such \
+                 as 2GiB, or unset it for no limit"
+            )),
+            Ok(b) => Ok(Some(b)),
+            Err(why) => Err(format!(
+                "OXLA_MEMORY_LIMIT={v:?} is not a memory size ({why}): write a number of \
+                 bytes with an optional unit, such as 2GiB, 2Gi, 512MiB, 2GB, 2G, 1.5GB or \
+                 2e9 (k, M, G, T are powers of 1000; Ki, Mi, Gi, Ti, with or without B, \
+                 powers of 1024), or unset it for no limit"
+            )),
+        }
+    });
+    limit.as_ref().map(|b| *b).map_err(String::as_str)
+}
+
+/// Whether `OXLA_MEMORY_LIMIT` is set, to any value.
+pub(crate) fn memory_limit_set() -> bool {
+    !matches!(memory_limit(), Ok(None))
+}
+
+/// A size such as `"2GiB"`, `"2Gi"`, `"1.5 GB"`, `"2G"`, `"640k"`, `"2e9"` or `"1000000"`
+/// in bytes, or why it is not one. Units are case-insensitive, with or without a final
+/// `B`: `k`, `M`, `G`, `T` are powers of 1000, `Ki`, `Mi`, `Gi`, `Ti` powers of 1024. A
+/// fraction of a byte is dropped; a size below one byte (other than 0) is refused.
+pub(crate) fn bytes(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let num = num.trim();
+    let unit = unit.trim().to_ascii_lowercase();
+    let scale: u64 = match unit.strip_suffix('b').unwrap_or(&unit) {
+        "" => 1,
+        "k" => 1000,
+        "m" => 1000u64.pow(2),
+        "g" => 1000u64.pow(3),
+        "t" => 1000u64.pow(4),
+        "ki" => 1 << 10,
+        "mi" => 1 << 20,
+        "gi" => 1 << 30,
+        "ti" => 1 << 40,
+        _ => return Err(format!("unknown unit {unit:?}")),
+    };
+    if num.is_empty() {
+        return Err("no number".into());
+    }
+    // Whole numbers exactly; others (1.5, 2e9) through f64.
+    if let Ok(n) = num.parse::<u64>() {
+        return n
+            .checked_mul(scale)
+            .and_then(|b| usize::try_from(b).ok())
+            .ok_or_else(|| "too large".into());
+    }
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{num:?} is not a number"))?;
+    let b = v * scale as f64;
+    if !b.is_finite() || b < 0.0 {
+        return Err("not a non-negative size".into());
+    }
+    if b < 1.0 && b != 0.0 {
+        return Err("less than one byte".into());
+    }
+    if b >= usize::MAX as f64 {
+        return Err("too large".into());
+    }
+    Ok(b as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bytes, parse_threads};
+
+    #[test]
+    fn sizes_in_every_accepted_spelling() {
+        let gi = 1usize << 30;
+        for (s, b) in [
+            ("2Gi", 2 * gi),
+            ("2GiB", 2 * gi),
+            ("2gib", 2 * gi),
+            ("2 GiB", 2 * gi),
+            ("2G", 2_000_000_000),
+            ("2GB", 2_000_000_000),
+            ("2e9", 2_000_000_000),
+            ("2E9", 2_000_000_000),
+            ("2e9B", 2_000_000_000),
+            ("1.5GB", 1_500_000_000),
+            ("512Mi", 512 << 20),
+            ("512MiB", 512 << 20),
+            ("512MB", 512_000_000),
+            ("512M", 512_000_000),
+            ("640k", 640_000),
+            ("640KiB", 640 << 10),
+            ("1.5 KiB", 1536),
+            ("1Ti", 1 << 40),
+            ("3T", 3_000_000_000_000),
+            (" 4096 ", 4096),
+            ("4096B", 4096),
+            ("18446744073709551615", usize::MAX),
+            ("2.5", 2),
+            ("0", 0),
+        ] {
+            assert_eq!(bytes(s), Ok(b), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn sizes_that_are_not_refused_with_the_reason() {
+        for (s, why) in [
+            ("0.5", "less than one byte"),
+            ("1e-3", "less than one byte"),
+            ("-1GB", "not a non-negative size"),
+            ("inf", "unknown unit \"inf\""),
+            ("lots", "unknown unit \"lots\""),
+            ("3 parsecs", "unknown unit \"parsecs\""),
+            ("2Gb it", "unknown unit \"gb it\""),
+            ("GiB", "no number"),
+            ("", "no number"),
+            ("1.2.3MB", "\"1.2.3\" is not a number"),
+            ("20000000000Ti", "too large"),
+            ("1e30", "too large"),
+        ] {
+            assert_eq!(bytes(s), Err(why.to_string()), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn thread_counts() {
+        assert_eq!(parse_threads("4"), Ok(4));
+        assert_eq!(parse_threads(" 1000 "), Ok(1000));
+        assert!(parse_threads("0").is_err());
+        assert!(parse_threads("-2").is_err());
+        assert!(parse_threads("four").is_err());
+        assert!(parse_threads("2.5").is_err());
+        assert!(parse_threads("").is_err());
+    }
+}
