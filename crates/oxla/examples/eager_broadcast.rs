@@ -14,8 +14,20 @@ mod cli;
 
 use std::time::{Duration, Instant};
 
-use cli::{arg, median, peak_rss_mib, rss_mib};
+use clap::Parser;
+use cli::{median, peak_rss_mib, rss_mib};
 use oxla::{jit, numpy as jnp, Tensor};
+
+/// An eager outer product against the same under `jit`.
+#[derive(Parser)]
+struct Args {
+    /// Length of each vector (the result is `n x n` f32).
+    #[arg(long, default_value_t = 10_000)]
+    n: usize,
+    /// Timed runs after the first (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+}
 
 fn outer(x: &Tensor, y: &Tensor) -> Tensor {
     x.index((.., None)) * y.index((None, ..))
@@ -45,8 +57,7 @@ fn measure(what: &str, reps: usize, f: impl Fn() -> Tensor) {
 }
 
 fn main() {
-    let n = arg("--n", 10_000);
-    let reps = arg("--reps", 5);
+    let Args { n, reps } = Args::parse();
     let x = jnp::linspace(0.0, 1.0, n);
     let y = jnp::linspace(-1.0, 2.0, n);
     measure("eager x[:, None] * y[None, :]", reps, || outer(&x, &y));

@@ -13,11 +13,22 @@ mod seeds;
 
 use std::time::{Duration, Instant};
 
-use cli::{arg, median};
+use clap::Parser;
+use cli::median;
+
+/// Seed 002's mean-gradient step called back to back.
+#[derive(Parser)]
+struct Args {
+    /// Examples per step.
+    #[arg(long, default_value_t = 512)]
+    batch: usize,
+    /// Calls per timed round (ten rounds; the median is reported).
+    #[arg(long, default_value_t = 20)]
+    calls: usize,
+}
 
 fn main() {
-    let batch = arg("--batch", 512);
-    let calls = arg("--calls", 20);
+    let Args { batch, calls } = Args::parse();
     let data = seeds::mlp_data(batch);
     let f = seeds::mean_grad();
     let t = Instant::now();

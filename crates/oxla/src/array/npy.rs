@@ -30,8 +30,8 @@ impl Array {
     ///
     /// The header is checked against the file: the shape must fit in memory
     /// ([`checked_nbytes`](super::checked_nbytes)) and the data must be exactly as long as
-    /// the header says; anything else is [`Error::Npy`](crate::Error::Npy). A buffer the
-    /// system refuses is [`Error::OutOfMemory`](crate::Error::OutOfMemory).
+    /// the header says; anything else is [`Error::Npy`]. A buffer the
+    /// system refuses is [`Error::OutOfMemory`].
     pub fn read_npy_from(mut reader: impl Read) -> Result<Array> {
         let mut bytes = Vec::new();
         reader

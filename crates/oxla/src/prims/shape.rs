@@ -3,7 +3,7 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
-use crate::array::{checked_numel, Array, DType, Elem};
+use crate::array::{checked_numel, numel, Array, DType, Elem};
 use crate::core::Aval;
 
 fn check_perm(perm: &[usize], rank: usize) -> Result<(), String> {
