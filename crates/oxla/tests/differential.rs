@@ -11,18 +11,20 @@
 //!
 //! The generator is proptest's; `differential.proptest-regressions` keeps every failing case
 //! found so far (the seed corpus), and [`CORPUS`] holds hand-picked programs that cover each
-//! step. `OXLA_FUZZ_CASES` runs more cases than CI's bounded default, e.g.
-//! `OXLA_FUZZ_CASES=5000 cargo test --release --test differential`.
+//! step. CI runs 500 cases from a fixed seed; `OXLA_FUZZ_CASES` and `OXLA_FUZZ_SEED` explore
+//! further, e.g. `OXLA_FUZZ_CASES=20000 OXLA_FUZZ_SEED=7 cargo test --test differential`.
 
 use oxla::numpy::{self as jnp, s};
 use oxla::{grad, jit, random, vmap, Tensor};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 /// One step of a program; operands are indices into the values so far (taken modulo their
 /// count).
 #[derive(Clone, Debug)]
 enum Step {
-    /// `tanh`, `sin`, `-x`, `|x|`, `exp(x) * 0.3`, `sqrt(|x|)`, `floor(x * 3) / 3` of a value.
+    /// `tanh`, `sin`, `-x`, `|x|`, `exp(x) * 0.3`, `sqrt(|x| + 0.25)`, `floor(x * 3) / 3` of
+    /// a value (no `sqrt(|x|)`: its derivative near 0 magnifies rounding without bound).
     Unary(u8, usize),
     /// `(x + y) / 2`, `x - y` halved, `x * y`, `max`, `min` of two values.
     Binary(u8, usize, usize),
@@ -66,7 +68,7 @@ fn run(steps: &[Step], x: Tensor, c: &Tensor) -> (Tensor, Tensor) {
                     2 => -&x,
                     3 => jnp::abs(&x),
                     4 => jnp::exp(&x) * 0.3,
-                    5 => jnp::sqrt(&jnp::abs(&x)),
+                    5 => jnp::sqrt(&(jnp::abs(&x) + 0.25)),
                     _ => jnp::floor(&(&x * 3.0)) / 3.0,
                 }
             }
@@ -297,15 +299,19 @@ fn the_corpus_agrees_every_way() {
     }
 }
 
-fn cases() -> u32 {
-    std::env::var("OXLA_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500)
+/// CI's bounded run: 500 cases from a fixed seed, so that it is the same run every time.
+/// `OXLA_FUZZ_CASES` and `OXLA_FUZZ_SEED` explore further.
+fn config() -> ProptestConfig {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+    ProptestConfig {
+        cases: var("OXLA_FUZZ_CASES").map_or(500, |c: u64| c as u32),
+        rng_seed: RngSeed::Fixed(var("OXLA_FUZZ_SEED").unwrap_or(0)),
+        ..ProptestConfig::default()
+    }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(config())]
 
     #[test]
     fn random_programs_agree_every_way(
