@@ -3,35 +3,16 @@
 //! `make_jaxpr`; a caught panic leaves the interpreter usable; malformed `.npy` files are
 //! `Err`, never a panic.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod panics;
+
+use std::panic::catch_unwind;
 
 use oxla::numpy::{self as jnp, s};
 use oxla::prims::{GatherDims, GatherMode, ReduceOp};
 use oxla::{
     eval_jaxpr, grad, jit, lax, make_jaxpr, random, value_and_grad, vmap, Array, DType, Tensor,
 };
-
-/// The message of the panic `f` raises (it must raise one).
-fn message<R>(f: impl FnOnce() -> R) -> String {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(_) => panic!("expected a panic"),
-        Err(e) => e
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-            .expect("a string panic payload"),
-    }
-}
-
-/// Asserts the message points at `line` of this file and mentions every one of `parts`.
-#[track_caller]
-fn assert_mentions(msg: &str, line: u32, parts: &[&str]) {
-    let at = format!("tests/errors.rs:{line}:");
-    assert!(msg.contains(&at), "{msg:?} does not name {at}");
-    for p in parts {
-        assert!(msg.contains(p), "{msg:?} does not mention {p:?}");
-    }
-}
+use panics::{assert_mentions, message};
 
 fn m23() -> Tensor {
     Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])

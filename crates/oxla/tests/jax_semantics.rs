@@ -5,33 +5,13 @@
 //! identity over empty axes, tangent and cotangent dtypes, and gradients through
 //! out-of-bounds gather indices. The expected values were computed with JAX 0.10.2 on CPU.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod panics;
+
+use panics::{assert_mentions, message};
 
 use oxla::numpy::{self as jnp, s};
 use oxla::prims::{GatherDims, GatherMode, ReduceOp, ScatterDims};
 use oxla::{grad, jit, jvp, lax, nn, vjp, vmap, DType, Tensor};
-
-/// The message of the panic `f` raises (it must raise one).
-fn message<R>(f: impl FnOnce() -> R) -> String {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(_) => panic!("expected a panic"),
-        Err(e) => e
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-            .expect("a string panic payload"),
-    }
-}
-
-/// Asserts the message points at `line` of this file and mentions every one of `parts`.
-#[track_caller]
-fn assert_mentions(msg: &str, line: u32, parts: &[&str]) {
-    let at = format!("tests/jax_semantics.rs:{line}:");
-    assert!(msg.contains(&at), "{msg:?} does not name {at}");
-    for p in parts {
-        assert!(msg.contains(p), "{msg:?} does not mention {p:?}");
-    }
-}
 
 fn u32s() -> Tensor {
     Tensor::from_vec(vec![5u32, 0, 7], &[3])
