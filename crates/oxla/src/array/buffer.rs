@@ -90,13 +90,9 @@ fn refused(bytes: usize) -> ! {
 /// Asks the kernel to back a large allocation with huge pages (a hint; failure is harmless).
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
-    extern "C" {
-        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-    }
-    const MADV_HUGEPAGE: i32 = 14;
     // SAFETY: `ptr..ptr + bytes` is one allocation of ours, aligned to a huge page; the
     // advice changes how the kernel backs the pages, never their contents.
-    unsafe { madvise(ptr.cast(), bytes, MADV_HUGEPAGE) };
+    unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
 }
 
 #[cfg(not(target_os = "linux"))]
