@@ -118,7 +118,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
             return String::new();
         };
         let source = map.source;
-        let lowered = crate::control::map::with_budget(source, budget, || self.lower(args));
+        let lowered = crate::control::budget::with_budget(source, budget, || self.lower(args));
         let Ok(Ok(replanned)) = lowered.map(Lowered::compile) else {
             return String::new();
         };

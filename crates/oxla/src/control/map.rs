@@ -14,11 +14,12 @@
 use std::panic::Location;
 use std::sync::OnceLock;
 
+use super::budget::{chunk_for_budget, replanned_budget};
 use super::{dense_tangents, float_positions, sparse_tangents};
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::memory::{BufferInfo, BufferKind};
 use crate::prims::{aval_of, BinaryOp, Prim};
 
@@ -62,26 +63,6 @@ pub struct ChunkPlan {
     pub outside_bytes: usize,
 }
 
-thread_local! {
-    /// The chunked map whose chunk size an out-of-memory error is checking, and the
-    /// budget it is being planned under instead of its own chunk size.
-    static REPLAN: std::cell::Cell<Option<(&'static Location<'static>, usize)>> =
-        const { std::cell::Cell::new(None) };
-}
-
-/// Runs `f` (a trace of the user's function) with the chunked map staged at `source`
-/// sized by `budget` instead of its own chunk size.
-pub(crate) fn with_budget<T>(
-    source: &'static Location<'static>,
-    budget: usize,
-    f: impl FnOnce() -> T,
-) -> T {
-    let before = REPLAN.replace(Some((source, budget)));
-    let out = f();
-    REPLAN.set(before);
-    out
-}
-
 /// A body traced for chunks of a given size: its closed jaxpr takes the operands in order.
 pub(crate) type TraceBody<'a> = dyn Fn(usize) -> ClosedJaxpr + 'a;
 
@@ -98,13 +79,11 @@ pub(crate) fn stage(
     trace: &TraceBody,
 ) -> Vec<Tensor> {
     let here = Location::caller();
-    let chunk = match REPLAN.get() {
+    let chunk = match replanned_budget(here) {
         // Planned for advice only: a budget that one example does not fit plans chunks of
         // one, which the advice then finds over the limit and does not name.
-        Some((source, budget)) if source == here => {
-            chunk_for_budget(&mapped, length, budget, here, trace).unwrap_or(1)
-        }
-        _ => chunk,
+        Some(budget) => chunk_for_budget(&mapped, length, budget, here, trace).unwrap_or(1),
+        None => chunk,
     };
     let chunk = chunk.clamp(1, length.max(1));
     let body = trace(chunk);
@@ -184,113 +163,6 @@ pub(crate) fn chunk_avals(operands: &[Aval], mapped: &[bool], c: usize) -> Vec<A
             Aval::new(a.dtype, &s)
         })
         .collect()
-}
-
-/// What a chunked map plans to hold at one chunk size: its operands and stacked results
-/// (whole) and one chunk's working memory (the body's planned peak less the unmapped
-/// operands it shares).
-struct Footprint {
-    operands: usize,
-    results: usize,
-    working: usize,
-    /// The body's largest buffer at its peak, as `Error::OutOfMemory` describes it.
-    largest: String,
-}
-
-impl Footprint {
-    fn total(&self) -> usize {
-        self.operands + self.results + self.working
-    }
-}
-
-/// The largest chunk size (at most `length`) at which the map's planned peak — its operands,
-/// its stacked results and one chunk's working memory — fits in `budget`. The bytes are
-/// affine in the size: two plans give the line, a third checks the size it gives (and
-/// smaller ones, while they do not fit). Nothing runs.
-///
-/// A budget that a chunk of one example does not fit is [`Error::OutOfMemory`], naming the
-/// budget, the user's call `at` and what one example needs.
-pub(crate) fn chunk_for_budget(
-    mapped: &[bool],
-    length: usize,
-    budget: usize,
-    at: &'static Location<'static>,
-    trace: &TraceBody,
-) -> Result<usize> {
-    let footprint = |c: usize| {
-        let body = open(trace(c), &[], &[]);
-        let whole = |a: &Aval| a.nbytes() / c * length;
-        let (mut shared, mut operands) = (0, 0);
-        for (i, v) in body.jaxpr.invars.iter().enumerate() {
-            if mapped.get(i).copied().unwrap_or(false) {
-                operands += whole(&v.aval);
-            } else {
-                shared += v.aval.nbytes();
-                operands += v.aval.nbytes();
-            }
-        }
-        let results: usize = body.jaxpr.out_avals().iter().map(whole).sum();
-        let plan = Executable::new(body);
-        // The body's own largest buffer (its operands are counted whole above).
-        let mut own = plan.analysis().clone();
-        own.largest
-            .retain(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output));
-        let largest = match own.out_of_memory(budget) {
-            Error::OutOfMemory { largest, .. } => largest,
-            _ => String::from("-"),
-        };
-        Footprint {
-            operands,
-            results,
-            working: plan.analysis().peak_bytes.saturating_sub(shared),
-            largest,
-        }
-    };
-    let bytes = |c: usize| footprint(c).total();
-    if length == 0 {
-        return Ok(1);
-    }
-    let k1 = length.min(8);
-    let k2 = length.min(16);
-    let (b1, b2) = (bytes(k1) as f64, bytes(k2) as f64);
-    let slope = if k2 > k1 {
-        (b2 - b1) / (k2 - k1) as f64
-    } else {
-        0.0
-    };
-    let mut k = if slope <= 0.0 {
-        length
-    } else {
-        let k = k1 as f64 + (budget as f64 - b1) / slope;
-        k.floor().clamp(1.0, length as f64) as usize
-    };
-    while k > 1 && bytes(k) > budget {
-        k = (k * 9 / 10).min(k - 1).max(1);
-    }
-    if k > 1 {
-        return Ok(k);
-    }
-    let one = footprint(1);
-    if one.total() <= budget {
-        return Ok(1);
-    }
-    let b = crate::memory::format_bytes;
-    let advice = format!(
-        "; the limit is vmap's memory_budget({budget}), called at {at}, and even one example \
-         per chunk needs {} ({} of arguments, {} of results, {} of one example's working \
-         memory): raise the budget or pass smaller arguments",
-        b(one.total()),
-        b(one.operands),
-        b(one.results),
-        b(one.working),
-    );
-    Err(Error::OutOfMemory {
-        needed: one.total(),
-        limit: Some(budget),
-        refused: None,
-        largest: one.largest,
-        advice,
-    })
 }
 
 impl MapSpec {

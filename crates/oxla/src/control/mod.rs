@@ -30,6 +30,7 @@ macro_rules! identity {
     };
 }
 
+pub(crate) mod budget;
 pub(crate) mod cond;
 pub(crate) mod map;
 pub(crate) mod scan;

@@ -227,7 +227,7 @@ impl<F> Vmap<F> {
         };
         let chunk = match (self.chunk, self.budget) {
             (Some(k), _) => k,
-            (None, Some(b)) => control::map::chunk_for_budget(&mapped, n, b, at, &trace)?,
+            (None, Some(b)) => control::budget::chunk_for_budget(&mapped, n, b, at, &trace)?,
             (None, None) => n,
         };
         let n_out = cj.jaxpr.outvars.len();
