@@ -154,6 +154,22 @@ pub(crate) fn bytes(s: &str) -> Result<usize, String> {
     Ok(b as usize)
 }
 
+/// `bytes` in binary units with three significant digits.
+pub fn format_bytes(bytes: usize) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.3} {}", units[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{bytes, parse_threads};

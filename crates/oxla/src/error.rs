@@ -50,7 +50,7 @@ fn out_of_memory_text(
     largest: &str,
     advice: &str,
 ) -> String {
-    use crate::memory::format_bytes;
+    use crate::env::format_bytes;
     let needed = format_bytes(needed);
     let limit = limit.map(format_bytes);
     match (refused, limit) {

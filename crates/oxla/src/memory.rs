@@ -2,9 +2,11 @@
 
 use std::fmt;
 use std::panic::Location;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::core::Aval;
+use crate::array::Aval;
+
+pub use crate::array::limit::{memory_limit, set_memory_limit};
+pub use crate::env::format_bytes;
 
 /// What a planned buffer holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,29 +81,59 @@ pub struct MemoryAnalysis {
     pub step_primitives: Vec<&'static str>,
     /// The chunked maps of the program (`vmap(f).chunk_size(k)` and the like): their chunk
     /// sizes and what one chunk holds.
-    pub chunks: Vec<crate::control::ChunkPlan>,
+    pub chunks: Vec<ChunkPlan>,
+}
+
+/// What one chunked map of a program plans to hold while it runs.
+#[derive(Clone, Debug)]
+pub struct ChunkPlan {
+    /// The number of examples.
+    pub length: usize,
+    /// Examples per chunk.
+    pub chunk: usize,
+    /// Bytes the map holds beyond its operands and results while a chunk runs.
+    pub chunk_bytes: usize,
+    /// The user's source line of the map.
+    pub source: &'static Location<'static>,
+    /// The step of the program that runs the map.
+    pub step: usize,
+    /// Bytes live while the map runs that are not its own (neither its operands, its
+    /// results nor a chunk's working memory).
+    pub outside_bytes: usize,
+}
+
+thread_local! {
+    /// The chunked map whose chunk size an out-of-memory error is checking, and the
+    /// budget it is being planned under instead of its own chunk size.
+    static REPLAN: std::cell::Cell<Option<(&'static Location<'static>, usize)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` (a trace of the user's function) with the chunked map staged at `source`
+/// sized by `budget` instead of its own chunk size.
+pub(crate) fn with_budget<T>(
+    source: &'static Location<'static>,
+    budget: usize,
+    f: impl FnOnce() -> T,
+) -> T {
+    let before = REPLAN.replace(Some((source, budget)));
+    let out = f();
+    REPLAN.set(before);
+    out
+}
+
+/// The budget the chunked map staged at `here` is being planned under, if an out-of-memory
+/// error's advice is planning it (see [`with_budget`]).
+pub(crate) fn replanned_budget(here: &'static Location<'static>) -> Option<usize> {
+    REPLAN
+        .get()
+        .and_then(|(source, budget)| (source == here).then_some(budget))
 }
 
 fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-}
-
-/// `bytes` in binary units with three significant digits.
-pub fn format_bytes(bytes: usize) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.3} {}", units[u])
-    }
 }
 
 impl fmt::Display for MemoryAnalysis {
@@ -182,37 +214,6 @@ impl fmt::Display for MemoryAnalysis {
     }
 }
 
-/// The limit `set_memory_limit` set: unset (read `OXLA_MEMORY_LIMIT`), none, or bytes.
-static LIMIT: AtomicUsize = AtomicUsize::new(UNSET);
-const UNSET: usize = usize::MAX;
-const UNLIMITED: usize = usize::MAX - 1;
-
-/// Limits the memory a compiled call may plan to use at its peak (arguments, constants,
-/// temporaries and results); `None` removes the limit. A call whose plan exceeds it
-/// returns [`Error::OutOfMemory`](crate::Error::OutOfMemory) before anything runs, and its
-/// inputs are untouched. Overrides the environment variable `OXLA_MEMORY_LIMIT`.
-///
-/// ```
-/// use oxla::{jit, memory, numpy as jnp, Error, Tensor};
-/// memory::set_memory_limit(Some(1 << 20));
-/// let f = jit(|x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None));
-/// let x = jnp::ones(&[1000]);
-/// assert!(matches!(f.call(x.clone()), Err(Error::OutOfMemory { .. })));
-/// memory::set_memory_limit(None);
-/// assert_eq!(f.call(x)?.shape(), &[1_000_000]);
-/// # Ok::<(), oxla::Error>(())
-/// ```
-pub fn set_memory_limit(bytes: Option<usize>) {
-    LIMIT.store(
-        bytes.map_or(UNLIMITED, |b| b.min(UNLIMITED - 1)),
-        Ordering::Relaxed,
-    );
-    if bytes.is_some() {
-        // Held buffers are outside every plan: a limit holds none.
-        release_held();
-    }
-}
-
 /// Bytes of freed large buffers (4 MiB and more) that oxla holds for reuse.
 ///
 /// A program called again allocates the same large results as before; the buffers the
@@ -239,30 +240,6 @@ pub fn held_bytes() -> usize {
 /// Returns the buffers counted by [`held_bytes`] to the system.
 pub fn release_held() {
     crate::array::release_held()
-}
-
-/// The limit in force: [`set_memory_limit`]'s, else `OXLA_MEMORY_LIMIT`'s (a size that
-/// [`parse_bytes`] reads, such as `"2GiB"`, `"2Gi"`, `"512MB"` or `"2e9"`), else none.
-///
-/// # Panics
-/// When it reads `OXLA_MEMORY_LIMIT` and the value is not a size of at least one byte: the
-/// message names the value and the sizes accepted.
-pub fn memory_limit() -> Option<usize> {
-    match LIMIT.load(Ordering::Relaxed) {
-        UNSET => crate::env::memory_limit().unwrap_or_else(|msg| panic!("{msg}")),
-        UNLIMITED => None,
-        b => Some(b),
-    }
-}
-
-/// Whether a limit is or may be in force: one set by [`set_memory_limit`], or
-/// `OXLA_MEMORY_LIMIT` set to any value. Never panics (a buffer's drop asks).
-pub(crate) fn limited() -> bool {
-    match LIMIT.load(Ordering::Relaxed) {
-        UNSET => crate::env::memory_limit_set(),
-        UNLIMITED => false,
-        _ => true,
-    }
 }
 
 /// A size such as `"2GiB"`, `"2Gi"`, `"1.5 GB"`, `"2G"`, `"640k"`, `"2e9"` or `"1000000"`
@@ -401,7 +378,7 @@ impl MemoryAnalysis {
     /// results leave room for a chunk. A map given that budget
     /// (`vmap(..).memory_budget(bytes)`) plans its chunk sizes and takes the largest
     /// whose plan fits it, so the program then fits the limit.
-    pub fn fitting_budget(&self, limit: usize) -> Option<(usize, &crate::control::ChunkPlan)> {
+    pub fn fitting_budget(&self, limit: usize) -> Option<(usize, &ChunkPlan)> {
         let c = self.chunks.iter().max_by_key(|c| c.chunk_bytes)?;
         let others_fit = self
             .live_bytes

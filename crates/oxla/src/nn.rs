@@ -2,8 +2,8 @@
 
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::lax;
 use crate::numpy::{self as jnp, inexact, max_keepdims_initial};
+use crate::ops as lax;
 
 /// `log(softmax(x))` along `axis`, computed stably as `x - max - log(sum(exp(x - max)))`.
 #[track_caller]

@@ -138,7 +138,7 @@ impl Held {
     /// Keeps a freed allocation, unless that would pass [`HELD_LIMIT`] or a memory limit
     /// is in force.
     fn keep(&mut self, ptr: NonNull<u8>, bytes: usize) -> bool {
-        let room = self.bytes + bytes <= HELD_LIMIT && !crate::memory::limited();
+        let room = self.bytes + bytes <= HELD_LIMIT && !super::limit::limited();
         if room {
             self.buffers.push((ptr, bytes));
             self.bytes += bytes;

@@ -176,6 +176,29 @@ impl Elem for bool {
     }
 }
 
+/// Runs `$body` with `$T` bound to the Rust element type of `$dt`, for the dtypes listed.
+macro_rules! with_dtype {
+    ($dt:expr, $T:ident, [$($d:ident),*], $body:expr) => {
+        match $dt {
+            $(crate::array::DType::$d => {
+                type $T = $crate::array::with_dtype!(@ty $d);
+                $body
+            })*
+            #[allow(unreachable_patterns)]
+            other => unreachable!("kernel called on dtype {other} (the shape rule admits it)"),
+        }
+    };
+    ($dt:expr, $T:ident, $body:expr) => {
+        $crate::array::with_dtype!($dt, $T, [Bool, I32, U32, F32, F64], $body)
+    };
+    (@ty Bool) => { bool };
+    (@ty I32) => { i32 };
+    (@ty U32) => { u32 };
+    (@ty F32) => { f32 };
+    (@ty F64) => { f64 };
+}
+pub(crate) use with_dtype;
+
 #[cfg(test)]
 mod tests {
     use super::DType::*;

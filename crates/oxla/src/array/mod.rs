@@ -1,7 +1,9 @@
 //! Concrete arrays: row-major, 64-byte-aligned, `Arc`-shared host buffers.
 
+mod aval;
 mod buffer;
 mod dtype;
+pub(crate) mod limit;
 pub mod npy;
 mod npy_header;
 mod values;
@@ -11,8 +13,10 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+pub use aval::{aval_of, Aval};
 pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held};
 pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
+pub(crate) use dtype::with_dtype;
 pub use dtype::{DType, Elem, Kind};
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};
 

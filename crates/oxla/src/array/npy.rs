@@ -55,7 +55,7 @@ impl Array {
         }
         let mut buf = Buffer::try_zeroed(nbytes).map_err(|e| Error::OutOfMemory {
             needed: nbytes,
-            limit: crate::memory::memory_limit(),
+            limit: super::limit::memory_limit(),
             refused: Some(e.bytes),
             largest: format!("the array read ({nbytes} bytes)"),
             advice: String::new(),

@@ -2,7 +2,7 @@
 //! elements belong to an eager array or to the lanes of a fused kernel.
 
 use super::{Array, Buffer, DType, Elem};
-use crate::prims::with_dtype;
+use crate::array::with_dtype;
 
 /// Elements of one dtype, borrowed. A run of one element stands for that value repeated
 /// as often as the kernel's output needs.

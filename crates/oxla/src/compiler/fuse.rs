@@ -17,8 +17,9 @@ use std::panic::Location;
 use smallvec::SmallVec;
 
 use crate::array::{strides_of, Array, DType, Values, ValuesMut};
+use crate::core::Prim;
 use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
-use crate::prims::{GatherMode, Prim, ReduceOp};
+use crate::prims::{GatherMode, ReduceOp};
 use builder::Builder;
 
 mod builder;

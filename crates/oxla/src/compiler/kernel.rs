@@ -12,8 +12,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::fuse::{Affine, Kernel, NodeOp};
 use super::pairwise::Pairwise;
 
+use crate::array::with_dtype;
 use crate::array::{strides_of, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
-use crate::prims::{fold, fold_by, with_dtype, with_monoid, Monoid, Prim, ReduceOp, SHORT_RUN};
+use crate::core::Prim;
+use crate::prims::{fold, fold_by, with_monoid, Monoid, ReduceOp, SHORT_RUN};
 
 /// Lanes per block. Each node's lanes are 4 KiB of `f32`, so a kernel's working set stays
 /// in the core's caches; on seed 004, blocks of 1024 lanes run 1.2x faster than blocks of

@@ -19,10 +19,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::array::{quietly, AllocError, Array, Buffer};
+use crate::core::tree::{Tree, TreeDef};
 use crate::core::{bind, is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::memory::MemoryAnalysis;
-use crate::tree::{Tree, TreeDef};
 use kernel::Target;
 
 /// A function compiled per input avals; see [`jit`].
@@ -118,7 +118,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
             return String::new();
         };
         let source = map.source;
-        let lowered = crate::control::budget::with_budget(source, budget, || self.lower(args));
+        let lowered = crate::memory::with_budget(source, budget, || self.lower(args));
         let Ok(Ok(replanned)) = lowered.map(Lowered::compile) else {
             return String::new();
         };

@@ -8,7 +8,8 @@
 
 use super::fuse::{Kernel, NodeOp};
 use crate::array::{Array, DType, Values, ValuesMut};
-use crate::prims::{BinaryOp, Prim, ReduceOp, UnaryOp};
+use crate::core::Prim;
+use crate::prims::{BinaryOp, ReduceOp, UnaryOp};
 
 /// The elementwise function of a pairwise reduction.
 #[derive(Clone, Copy, Debug, PartialEq)]

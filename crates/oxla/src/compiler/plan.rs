@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 
 use super::fuse::Step;
+use crate::core::Prim;
 use crate::core::{Atom, ClosedJaxpr};
-use crate::memory::{BufferInfo, BufferKind, MemoryAnalysis};
-use crate::prims::Prim;
+use crate::memory::{BufferInfo, BufferKind, ChunkPlan, MemoryAnalysis};
 
 /// The lifetime facts the executor follows.
 #[derive(Debug)]
@@ -79,15 +79,16 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             let e = &j.eqns[*e];
             let avals: Vec<_> = e.inputs.iter().map(|a| a.aval()).collect();
             scratch[i] = e.prim.scratch_bytes(&avals);
-            if let Some((bytes, largest)) = crate::control::working_bytes(&e.prim) {
+            if let Prim::Control(c) = &e.prim {
+                let (bytes, largest) = c.working_bytes();
                 transient[i] = bytes;
                 let per_chunk = largest.into_iter().map(|b| BufferInfo {
                     equation: Some(i),
                     ..b
                 });
                 transient_buffers.insert(i, per_chunk.collect());
-                let plan = crate::control::map::chunk_plan(&e.prim, e.source);
-                chunk_plans.extend(plan.map(|c| crate::control::ChunkPlan { step: i, ..c }));
+                let plan = c.chunk_plan(e.source);
+                chunk_plans.extend(plan.map(|c| ChunkPlan { step: i, ..c }));
             }
         }
     }

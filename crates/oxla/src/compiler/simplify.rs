@@ -5,8 +5,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::array::{Array, DType};
+use crate::core::Prim;
 use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
-use crate::prims::{BinaryOp, GatherDims, GatherMode, Prim, ReduceOp, UnaryOp};
+use crate::prims::{BinaryOp, GatherDims, GatherMode, ReduceOp, UnaryOp};
 
 /// Largest result (in elements) that constant folding computes at compile time.
 const FOLD_LIMIT: usize = 4096;

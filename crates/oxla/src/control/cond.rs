@@ -6,18 +6,22 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::map::open;
-use super::{dense_tangents, float_positions, sparse_tangents, trace_on};
 use crate::array::{Array, DType};
 use crate::compiler::Executable;
+use crate::core::control_flow::debug_by_identity;
+use crate::core::tree::Tree;
+use crate::core::ControlFlow;
+use crate::core::Prim;
 use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, Tensor};
-use crate::lax;
-use crate::prims::Prim;
+use crate::memory::BufferInfo;
+use crate::ops as lax;
 use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
 use crate::transforms::batching::moveaxis;
+use crate::transforms::bodies::open;
+use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents, trace_on};
 use crate::transforms::jvp_rules::zeros_like;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
-use crate::tree::Tree;
+use std::panic::Location;
 
 /// The parameters of a `cond` (see the module documentation).
 pub struct CondSpec {
@@ -26,7 +30,7 @@ pub struct CondSpec {
     compiled: OnceLock<Vec<Executable>>,
 }
 
-identity!(CondSpec, branches);
+debug_by_identity!(CondSpec, branches);
 
 /// `jax.lax.cond(pred, true_fn, false_fn, operands)`: `true_fn(operands)` where the `bool`
 /// scalar `pred` holds, else `false_fn(operands)`; only one runs. Both must return the same
@@ -122,7 +126,7 @@ fn stage(index: &Tensor, operands: &[Tensor], branches: Vec<ClosedJaxpr>) -> Vec
     ins.extend(operands.iter().cloned());
     ins.extend(consts.into_iter().flatten());
     bind(
-        Prim::Cond(Arc::new(spec)),
+        Prim::Control(Arc::new(spec)),
         &ins,
         std::panic::Location::caller(),
     )
@@ -153,7 +157,7 @@ impl CondSpec {
     /// The parameters as the jaxpr printer shows them.
     pub(crate) fn params(&self) -> Vec<(&'static str, String)> {
         let b: Vec<String> = self.branches.iter().map(|b| b.to_string()).collect();
-        vec![("branches", crate::prims::tuple_of_strings(&b))]
+        vec![("branches", crate::prims::pyfmt::tuple_of_strings(&b))]
     }
 
     fn compiled(&self) -> &[Executable] {
@@ -169,7 +173,7 @@ impl CondSpec {
             .iter()
             .map(Aval::nbytes)
             .sum();
-        super::body_bytes(self.compiled(), shared)
+        crate::transforms::bodies::body_bytes(self.compiled(), shared)
     }
 
     /// Runs the chosen branch.
@@ -296,4 +300,54 @@ pub(crate) fn vjp(
         out[i] = Some(g);
     }
     out
+}
+
+impl ControlFlow for CondSpec {
+    fn name(&self) -> &'static str {
+        "cond"
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        CondSpec::params(self)
+    }
+
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        CondSpec::abstract_eval(self, inputs)
+    }
+
+    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
+        CondSpec::eval(self, inputs)
+    }
+
+    fn batch(
+        &self,
+        args: &[Tensor],
+        dims: &[Option<usize>],
+        n: usize,
+    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+        batch(self, args, dims, n)
+    }
+
+    fn jvp(
+        &self,
+        primals: &[Tensor],
+        tangents: &[Option<Tensor>],
+    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+        jvp(self, primals, tangents)
+    }
+
+    fn vjp(
+        &self,
+        ins: &[Tensor],
+        cts: &[Option<Tensor>],
+        active: &[bool],
+        src: &'static Location<'static>,
+    ) -> Vec<Option<Tensor>> {
+        let _ = src;
+        vjp(self, ins, cts, active)
+    }
+
+    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
+        self.branch_bytes()
+    }
 }

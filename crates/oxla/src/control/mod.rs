@@ -1,5 +1,5 @@
-//! Control flow as primitives: the chunked map behind `vmap(f).chunk_size(k)` and
-//! `memory_budget`, `lax::map`, `lax::scan`, `lax::fori_loop`, `lax::while_loop`,
+//! Control flow as primitives: `lax::map` (a chunked map, see
+//! [`crate::transforms::MapSpec`]), `lax::scan`, `lax::fori_loop`, `lax::while_loop`,
 //! `lax::cond` and `lax::switch`.
 //!
 //! Each control-flow primitive holds a closed body jaxpr whose captured values are operands, runs it
@@ -7,125 +7,59 @@
 //! rules that transform the body and stage a new loop. Reverse mode recomputes each step's
 //! forward pass inside the backward body, so it holds one step's residuals at a time.
 
-/// Equality by identity, and a `Debug` text that starts with it, for a control-flow
-/// primitive's parameters: two are one primitive only if they are one object (bodies are
-/// not compared), and the compiler's common-subexpression key is that text, so two loops
-/// with equal parameters are never merged.
-macro_rules! identity {
-    ($t:ty, $($field:ident),*) => {
-        impl PartialEq for $t {
-            fn eq(&self, other: &Self) -> bool {
-                std::ptr::eq(self, other)
-            }
-        }
-
-        impl std::fmt::Debug for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct(stringify!($t))
-                    .field("at", &(self as *const Self))
-                    $(.field(stringify!($field), &self.$field))*
-                    .finish()
-            }
-        }
-    };
-}
-
-pub(crate) mod budget;
 pub(crate) mod cond;
-pub(crate) mod map;
 pub(crate) mod scan;
 pub(crate) mod while_loop;
 
 pub use cond::{cond, switch, CondSpec};
-pub use map::{lax_map, ChunkPlan, LaxMap, MapSpec};
 pub use scan::{fori_loop, scan, scan_reverse, ScanSpec};
 pub use while_loop::{while_loop, WhileSpec};
 
-use crate::compiler::Executable;
-use crate::core::{trace_avals, Aval, ClosedJaxpr, Tensor};
+use std::panic::Location;
 
-/// Traces `f` on the avals of `operands`.
-pub(crate) fn trace_on(
-    operands: &[Tensor],
-    f: impl FnOnce(Vec<Tensor>) -> Vec<Tensor>,
-) -> ClosedJaxpr {
-    let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
-    trace_avals(f, &operands.to_vec(), &avals).0
+/// `lax::map(f, xs)`: `f` applied to each slice of `xs` along its leading axis, the results
+/// stacked; see [`crate::ops::map`].
+pub struct LaxMap<F, A> {
+    f: F,
+    xs: A,
+    batch: usize,
 }
 
-use crate::memory::BufferInfo;
-use crate::prims::Prim;
-use crate::transforms::jvp_rules::zeros_like;
-
-/// The positions of the float avals: the values forward mode carries tangents for.
-pub(crate) fn float_positions(avals: &[Aval]) -> Vec<usize> {
-    (0..avals.len())
-        .filter(|&k| avals[k].dtype.is_float())
-        .collect()
+/// `jax.lax.map`: `f` applied to the slices of `xs` (a tree of tensors) along their leading
+/// axis, one after another, the results stacked. `.batch_size(k)` runs `k` slices at a time,
+/// as `vmap(f)` over each batch (the last one the remainder): memory for `k` slices, not all.
+///
+/// ```
+/// use oxla::{lax, numpy as jnp, Tensor};
+/// let xs = jnp::arange(6.0).reshape(&[3, 2]);
+/// let ys: Tensor = lax::map(|x: Tensor| x.sum(None), xs).batch_size(2).call()?;
+/// assert_eq!(ys.to_vec::<f32>(), vec![1.0, 5.0, 9.0]);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn lax_map<F, A>(f: F, xs: A) -> LaxMap<F, A> {
+    LaxMap { f, xs, batch: 1 }
 }
 
-/// The tangents of `outs` at `positions`, a zero where the JVP gave none: a staged JVP
-/// body returns one for every position its loop carries tangents for.
-pub(crate) fn dense_tangents(
-    outs: &[Tensor],
-    touts: &[Option<Tensor>],
-    positions: &[usize],
-) -> Vec<Tensor> {
-    positions
-        .iter()
-        .map(|&k| touts[k].clone().unwrap_or_else(|| zeros_like(&outs[k])))
-        .collect()
-}
-
-/// `flat[i]` placed at `positions[i]` among `n` tangents, `None` (a zero) elsewhere.
-pub(crate) fn sparse_tangents(
-    flat: Vec<Tensor>,
-    positions: &[usize],
-    n: usize,
-) -> Vec<Option<Tensor>> {
-    let mut t = vec![None; n];
-    for (x, &k) in flat.into_iter().zip(positions) {
-        t[k] = Some(x);
-    }
-    t
-}
-
-/// The bytes a loop primitive holds while it runs beyond its operands and results (one
-/// step's working memory), with its body's largest buffers; `None` for other primitives.
-pub(crate) fn working_bytes(prim: &Prim) -> Option<(usize, Vec<BufferInfo>)> {
-    match prim {
-        Prim::Map(spec) => Some(spec.chunk_bytes()),
-        Prim::Scan(spec) => Some(spec.step_bytes()),
-        Prim::Cond(spec) => Some(spec.branch_bytes()),
-        Prim::While(spec) => Some(spec.step_bytes()),
-        _ => None,
-    }
-}
-
-/// The most bytes any of `bodies` plans beyond the first `shared` bytes of its inputs (the
-/// loop's own operands), with the largest buffers of the one that plans the most.
-pub(crate) fn body_bytes<'a>(
-    bodies: impl IntoIterator<Item = &'a Executable>,
-    shared: usize,
-) -> (usize, Vec<BufferInfo>) {
-    let mut best = (0, vec![]);
-    for exe in bodies {
-        let a = exe.analysis();
-        let bytes = a.peak_bytes.saturating_sub(shared);
-        if bytes >= best.0 {
-            let largest = a
-                .largest
-                .iter()
-                .filter(|b| {
-                    matches!(
-                        b.kind,
-                        crate::memory::BufferKind::Temporary | crate::memory::BufferKind::Output
-                    )
-                })
-                .cloned()
-                .collect();
-            best = (bytes, largest);
+impl<F, A: crate::core::tree::Tree> LaxMap<F, A> {
+    /// How many slices run together.
+    #[track_caller]
+    pub fn batch_size(mut self, k: usize) -> Self {
+        if k == 0 {
+            panic!(
+                "lax::map: batch_size must be positive, got 0\n  at {}",
+                Location::caller()
+            );
         }
+        self.batch = k;
+        self
     }
-    best
+
+    /// Runs the map.
+    #[track_caller]
+    pub fn call<O: crate::core::tree::Tree>(self) -> crate::Result<O>
+    where
+        F: Fn(A) -> O,
+    {
+        crate::vmap(self.f).chunk_size(self.batch).call(self.xs)
+    }
 }

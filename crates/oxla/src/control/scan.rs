@@ -8,18 +8,22 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::map::{open, rows};
-use super::{dense_tangents, float_positions, sparse_tangents};
+use crate::array::aval_of;
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
+use crate::core::control_flow::debug_by_identity;
+use crate::core::tree::Tree;
+use crate::core::ControlFlow;
+use crate::core::Prim;
 use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, Tensor};
 use crate::memory::{BufferInfo, BufferKind};
-use crate::prims::{aval_of, Prim};
 use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
 use crate::transforms::batching::moveaxis;
+use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
+use crate::transforms::bodies::{open, rows};
 use crate::transforms::jvp_rules::zeros_like;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
-use crate::tree::Tree;
+use std::panic::Location;
 
 /// The parameters of a scan (see the module documentation).
 pub struct ScanSpec {
@@ -36,7 +40,7 @@ pub struct ScanSpec {
     compiled: OnceLock<Executable>,
 }
 
-identity!(ScanSpec, length, num_carry, num_xs, reverse);
+debug_by_identity!(ScanSpec, length, num_carry, num_xs, reverse);
 
 /// `jax.lax.scan(f, init, xs)`: `f((carry, x)) -> (carry, y)` over the slices `x` of `xs`
 /// along their leading axis; returns the final carry and the `y`s stacked. `xs` may be `()`
@@ -79,7 +83,7 @@ pub fn scan_reverse<C: Tree, X: Tree, Y: Tree>(
 pub fn fori_loop<C: Tree>(lower: i32, upper: i32, body: impl Fn((Tensor, C)) -> C, init: C) -> C {
     let length = (upper - lower).max(0) as usize;
     let step = |((i, v), ()): ((Tensor, C), ())| {
-        let next = crate::lax::add(&i, &Tensor::scalar(1i32));
+        let next = crate::ops::add(&i, &Tensor::scalar(1i32));
         ((next, body((i, v))), ())
     };
     let ((_, out), ()) = scan_with(step, (Tensor::scalar(lower), init), (), Some(length), false);
@@ -177,7 +181,7 @@ fn stage(
     let mut ins = operands.to_vec();
     ins.extend(consts);
     bind(
-        Prim::Scan(Arc::new(spec)),
+        Prim::Control(Arc::new(spec)),
         &ins,
         std::panic::Location::caller(),
     )
@@ -512,7 +516,7 @@ pub(crate) fn vjp(
             let a = spec.body.jaxpr.outvars[k].aval();
             let mut s = if k < nc { vec![] } else { vec![spec.length] };
             s.extend_from_slice(&a.shape);
-            crate::lax::broadcast_in_dim(&crate::numpy::scalar_tensor(0.0, a.dtype), &s, &[])
+            crate::ops::broadcast_in_dim(&crate::numpy::scalar_tensor(0.0, a.dtype), &s, &[])
         })
     };
     let n_out = spec.body.jaxpr.outvars.len();
@@ -551,7 +555,7 @@ pub(crate) fn vjp(
         r.extend(
             fk.iter()
                 .zip(ct_k)
-                .map(|(&i, acc)| crate::lax::add(acc, &grad(i))),
+                .map(|(&i, acc)| crate::ops::add(acc, &grad(i))),
         );
         r.extend(fx.iter().map(|&i| grad(i)));
         r
@@ -570,4 +574,54 @@ pub(crate) fn vjp(
         grads[i] = Some(t).filter(|_| active[i]);
     }
     grads
+}
+
+impl ControlFlow for ScanSpec {
+    fn name(&self) -> &'static str {
+        "scan"
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        ScanSpec::params(self)
+    }
+
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        ScanSpec::abstract_eval(self, inputs)
+    }
+
+    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
+        ScanSpec::eval(self, inputs)
+    }
+
+    fn batch(
+        &self,
+        args: &[Tensor],
+        dims: &[Option<usize>],
+        n: usize,
+    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+        batch(self, args, dims, n)
+    }
+
+    fn jvp(
+        &self,
+        primals: &[Tensor],
+        tangents: &[Option<Tensor>],
+    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+        jvp(self, primals, tangents)
+    }
+
+    fn vjp(
+        &self,
+        ins: &[Tensor],
+        cts: &[Option<Tensor>],
+        active: &[bool],
+        src: &'static Location<'static>,
+    ) -> Vec<Option<Tensor>> {
+        let _ = src;
+        vjp(self, ins, cts, active)
+    }
+
+    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
+        self.step_bytes()
+    }
 }

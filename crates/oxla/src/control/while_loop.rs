@@ -9,18 +9,23 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::map::open;
-use super::{dense_tangents, sparse_tangents, trace_on};
 use crate::array::{Array, DType};
 use crate::compiler::Executable;
+use crate::core::control_flow::debug_by_identity;
+use crate::core::tree::Tree;
+use crate::core::ControlFlow;
+use crate::core::Prim;
 use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, Tensor};
-use crate::lax;
-use crate::prims::{Prim, ReduceOp};
+use crate::memory::BufferInfo;
+use crate::ops as lax;
+use crate::prims::ReduceOp;
 use crate::transforms::ad::jvp_jaxpr;
 use crate::transforms::batching::moveaxis;
+use crate::transforms::bodies::open;
+use crate::transforms::bodies::{dense_tangents, sparse_tangents, trace_on};
 use crate::transforms::jvp_rules::zeros_like;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
-use crate::tree::Tree;
+use std::panic::Location;
 
 /// The parameters of a while loop (see the module documentation).
 pub struct WhileSpec {
@@ -33,11 +38,11 @@ pub struct WhileSpec {
     compiled: OnceLock<(Executable, Executable)>,
 }
 
-identity!(WhileSpec, num_carry);
+debug_by_identity!(WhileSpec, num_carry);
 
 /// `jax.lax.while_loop(cond_fn, body_fn, init)`: `body_fn` applied to the carry while
 /// `cond_fn` (a `bool` scalar) holds. Forward-mode differentiable; reverse mode panics (the
-/// trip count is unknown before it runs): use [`crate::lax::fori_loop`] or `scan`.
+/// trip count is unknown before it runs): use [`crate::ops::fori_loop`] or `scan`.
 ///
 /// ```
 /// use oxla::{lax, Tensor};
@@ -87,7 +92,7 @@ fn stage(carry: &[Tensor], cond: ClosedJaxpr, body: ClosedJaxpr) -> Vec<Tensor> 
     ins.extend(cc);
     ins.extend(bc);
     bind(
-        Prim::While(Arc::new(spec)),
+        Prim::Control(Arc::new(spec)),
         &ins,
         std::panic::Location::caller(),
     )
@@ -130,7 +135,7 @@ impl WhileSpec {
     pub(crate) fn step_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
         let (cond, body) = self.compiled();
         let shared = self.body.jaxpr.in_avals().iter().map(Aval::nbytes).sum();
-        super::body_bytes([cond, body], shared)
+        crate::transforms::bodies::body_bytes([cond, body], shared)
     }
 
     /// Runs the loop.
@@ -265,4 +270,58 @@ pub(crate) fn jvp(
     let mut outs = stage_ops(&ops, ncc, cond, body);
     let touts = sparse_tangents(outs.split_off(nc), &tc, nc);
     (outs, touts)
+}
+
+impl ControlFlow for WhileSpec {
+    fn name(&self) -> &'static str {
+        "while"
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        WhileSpec::params(self)
+    }
+
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        WhileSpec::abstract_eval(self, inputs)
+    }
+
+    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
+        WhileSpec::eval(self, inputs)
+    }
+
+    fn batch(
+        &self,
+        args: &[Tensor],
+        dims: &[Option<usize>],
+        n: usize,
+    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+        batch(self, args, dims, n)
+    }
+
+    fn jvp(
+        &self,
+        primals: &[Tensor],
+        tangents: &[Option<Tensor>],
+    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+        jvp(self, primals, tangents)
+    }
+
+    fn vjp(
+        &self,
+        ins: &[Tensor],
+        cts: &[Option<Tensor>],
+        active: &[bool],
+        src: &'static Location<'static>,
+    ) -> Vec<Option<Tensor>> {
+        let _ = (ins, cts, active);
+        panic!(
+            "reverse-mode differentiation does not work for lax::while_loop: its trip count \
+             is known only when it runs. Use lax::fori_loop with static bounds or lax::scan \
+             (forward mode, jvp and jacfwd, works)\n  at {src}"
+        )
+    }
+
+    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
+        self.step_bytes()
+    }
 }

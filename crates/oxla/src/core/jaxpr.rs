@@ -2,10 +2,10 @@
 
 use std::panic::Location;
 
-use super::aval::Aval;
 use super::tensor::Tensor;
 use crate::array::Array;
-use crate::prims::Prim;
+use crate::array::Aval;
+use crate::core::Prim;
 
 /// A variable of a jaxpr: an identity and an abstract value.
 ///

@@ -1,14 +1,18 @@
 //! Tensors, tracing, jaxprs, their printer and the reference evaluator.
 
-mod aval;
+pub(crate) mod control_flow;
 mod jaxpr;
 mod pretty;
+mod prim;
 mod tensor;
 mod trace;
+pub mod tree;
 
-pub use aval::Aval;
+pub use crate::array::Aval;
+pub use control_flow::ControlFlow;
 pub use jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 pub use pretty::Pretty;
+pub use prim::Prim;
 pub use tensor::Tensor;
 pub use trace::{bind, eval_jaxpr, is_tracing, make_jaxpr, trace, trace_avals};
 pub(crate) use trace::{user_line, with_line};

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::aval::Aval;
 use super::jaxpr::Var;
+use crate::array::Aval;
 use crate::array::{Array, DType, Elem};
 
 /// A traced value: a variable of the trace `trace` (unique per trace), at nesting `level`.

@@ -10,12 +10,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 
-use super::aval::Aval;
 use super::jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 use super::tensor::{Repr, Tensor, Tracer};
+use crate::array::aval_of;
+use crate::array::Aval;
 use crate::array::{is_quiet, quietly, AllocError, Array};
-use crate::prims::{aval_of, Prim};
-use crate::tree::Tree;
+use crate::core::tree::Tree;
+use crate::core::Prim;
 
 /// One open staging trace.
 struct Builder {

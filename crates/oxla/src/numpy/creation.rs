@@ -6,7 +6,7 @@
 use super::{astype, scalar_tensor, Operand};
 use crate::array::{Array, DType, Elem};
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 
 /// An array of `shape` filled with `value`; the dtype is the value's (`f32`, `i32`, `bool`, ...).
 #[track_caller]

@@ -4,7 +4,7 @@
 use super::{inexact, promote, promote_shapes, promote_to, result_type, scalar_tensor, Operand};
 use crate::array::{DType, Kind};
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 
 macro_rules! binary_fn {
     ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(

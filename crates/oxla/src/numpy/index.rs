@@ -16,7 +16,7 @@ use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo};
 use super::{astype, scalar_tensor};
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 use crate::prims::{GatherDims, GatherMode};
 
 /// `start:stop:step` of Python's slice syntax.

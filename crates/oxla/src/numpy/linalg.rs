@@ -3,7 +3,7 @@
 use super::reductions::{sum, sum_keepdims};
 use super::{inexact, Axes};
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 
 /// The Euclidean (Frobenius) norm over `axes`: `sqrt(sum(x * x))`.
 ///

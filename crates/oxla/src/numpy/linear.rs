@@ -2,7 +2,7 @@
 
 use super::promote_dtypes;
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 
 #[track_caller]
 fn mismatch(what: &str, a: &Tensor, b: &Tensor) -> ! {

@@ -38,7 +38,7 @@ pub use shape::{
 
 use crate::array::{Array, DType, Kind};
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 
 /// An operand of a numpy-style function: a tensor, or a Rust scalar (weakly typed).
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@ use super::shape::axis;
 use super::{astype, inexact, promote, scalar_tensor};
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 use crate::prims::{ArgOp, ReduceOp};
 
 /// Which axes a reduction runs over: `None` for all, an axis, or several (negative axes

@@ -3,7 +3,7 @@
 
 use super::{promote_dtypes, Operand};
 use crate::core::Tensor;
-use crate::lax;
+use crate::ops as lax;
 
 /// Resolves a possibly negative axis against `ndim`, panicking with context if out of range.
 #[track_caller]

@@ -2,6 +2,7 @@
 //! dimensions: such a dimension is read in place with stride 0, as the compiler's kernels
 //! read it, so `x[:, None] * y[None, :]` holds its result and nothing of its size besides.
 
+use crate::array::with_dtype;
 use crate::array::{numel, strides_of, Array, Buffer, DType, Lane, Values, ValuesMut};
 
 /// Output runs shorter than this are taken several at a time, their operands gathered
@@ -111,7 +112,7 @@ pub(super) fn zip_broadcast<T: Lane>(
 
 /// Runs `fill` on the whole of `buf` as elements of `dtype`.
 fn with_out(dtype: DType, buf: &mut Buffer, fill: impl FnOnce(ValuesMut)) {
-    super::with_dtype!(dtype, U, fill(U::wrap_mut(buf.as_mut_slice::<U>())))
+    with_dtype!(dtype, U, fill(U::wrap_mut(buf.as_mut_slice::<U>())))
 }
 
 /// Walks the output of `n` elements, laid out as `sizes`, in blocks of whole runs of its

@@ -2,9 +2,10 @@
 //! dtype conversions, `integer_pow` and the Threefry cipher.
 
 use super::{arity, polynomial};
+use super::{special, threefry};
+use crate::array::with_dtype;
+use crate::array::Aval;
 use crate::array::{new_values, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
-use crate::core::Aval;
-use crate::random::threefry;
 
 /// Elementwise primitives of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -207,7 +208,7 @@ impl BinaryOp {
     }
 }
 
-pub(super) fn unary_rule(op: UnaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn unary_rule(op: UnaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
     if !op.class().admits(x.dtype) {
@@ -221,7 +222,7 @@ pub(super) fn unary_rule(op: UnaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, Stri
     Ok(vec![Aval::new(dtype, &x.shape)])
 }
 
-pub(super) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 2)?;
     let (x, y) = (&inputs[0], &inputs[1]);
     if x.dtype != y.dtype {
@@ -265,7 +266,7 @@ pub(crate) fn broadcast_shapes(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
         .collect()
 }
 
-pub(super) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     if !inputs[0].dtype.is_numeric() {
         return Err(format!("requires a numeric operand, got {}", inputs[0]));
@@ -279,7 +280,7 @@ pub(super) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, Str
     Ok(vec![inputs[0].clone()])
 }
 
-pub(super) fn select_n_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn select_n_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     if inputs.len() < 2 {
         return Err("needs a predicate and at least one case".into());
     }
@@ -308,12 +309,12 @@ pub(super) fn select_n_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     Ok(vec![cases[0].clone()])
 }
 
-pub(super) fn convert_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn convert_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     Ok(vec![Aval::new(new_dtype, &inputs[0].shape)])
 }
 
-pub(super) fn bitcast_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn bitcast_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     if inputs[0].dtype.size() != new_dtype.size() || new_dtype == DType::Bool {
         return Err(format!(
@@ -324,7 +325,7 @@ pub(super) fn bitcast_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval
     Ok(vec![Aval::new(new_dtype, &inputs[0].shape)])
 }
 
-pub(super) fn threefry_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn threefry_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 4)?;
     if let Some(a) = inputs.iter().find(|a| a.dtype != DType::U32) {
         return Err(format!("operands must be uint32, got {a}"));
@@ -556,12 +557,12 @@ macro_rules! float {
 }
 float!(
     f32,
-    threefry::erf_inv_f32,
+    special::erf_inv_f32,
     polynomial::exp,
     polynomial::ln,
     polynomial::tanh
 );
-float!(f64, threefry::erf_inv_f64, f64::exp, f64::ln, f64::tanh);
+float!(f64, special::erf_inv_f64, f64::exp, f64::ln, f64::tanh);
 
 /// Bitwise operations of the integer types and bool.
 trait Bits: Elem {
@@ -630,21 +631,38 @@ fn map2<T: Copy, U: Copy>(x: &[T], y: &[T], out: &mut [U], f: impl Fn(T, T) -> U
     }
 }
 
-/// Runs an elementwise primitive on typed runs (one-element operands repeat) into `out`.
-pub(super) fn apply_into(prim: &super::Prim, args: &[Values], out: ValuesMut) {
-    use super::Prim;
-    match prim {
-        Prim::Unary(op) => unary_into(*op, args[0], out),
-        Prim::Binary(op) => binary_into(*op, args[0], args[1], out),
-        Prim::IntegerPow { y } => integer_pow_into(*y, args[0], out),
-        Prim::SelectN => select_into(args[0], &args[1..], out),
-        Prim::ConvertElementType { .. } => convert_into(args[0], out),
-        Prim::BitcastConvertType { .. } => bitcast_into(args[0], out),
-        other => unreachable!("{} is not elementwise", other.name()),
+/// An elementwise primitive as a kernel runs it on lanes: what fusion turns into a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanewise {
+    /// A function of one operand.
+    Unary(UnaryOp),
+    /// A function of two operands.
+    Binary(BinaryOp),
+    /// `x ** y` for a constant integer `y`.
+    IntegerPow(i32),
+    /// `cases[which]`.
+    SelectN,
+    /// Value conversion to the output's dtype.
+    Convert,
+    /// Reinterpretation of the bits as the output's dtype.
+    Bitcast,
+}
+
+impl Lanewise {
+    /// Runs the operation on typed runs (one-element operands repeat) into `out`.
+    pub(crate) fn apply_into(self, args: &[Values], out: ValuesMut) {
+        match self {
+            Lanewise::Unary(op) => unary_into(op, args[0], out),
+            Lanewise::Binary(op) => binary_into(op, args[0], args[1], out),
+            Lanewise::IntegerPow(y) => integer_pow_into(y, args[0], out),
+            Lanewise::SelectN => select_into(args[0], &args[1..], out),
+            Lanewise::Convert => convert_into(args[0], out),
+            Lanewise::Bitcast => bitcast_into(args[0], out),
+        }
     }
 }
 
-pub(super) fn unary(op: UnaryOp, a: &Array) -> Array {
+pub(crate) fn unary(op: UnaryOp, a: &Array) -> Array {
     let dtype = if op == UnaryOp::IsFinite {
         DType::Bool
     } else {
@@ -707,7 +725,7 @@ fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
     }
 }
 
-pub(super) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
+pub(crate) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
     let dtype = if op.is_comparison() {
         DType::Bool
     } else {
@@ -791,7 +809,7 @@ fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
     }
 }
 
-pub(super) fn integer_pow(a: &Array, y: i32) -> Array {
+pub(crate) fn integer_pow(a: &Array, y: i32) -> Array {
     new_values(a.dtype(), a.shape(), |out| {
         integer_pow_into(y, a.values(), out)
     })
@@ -822,7 +840,7 @@ fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
     )
 }
 
-pub(super) fn select_n(inputs: &[Array]) -> Array {
+pub(crate) fn select_n(inputs: &[Array]) -> Array {
     let cases: Vec<Values> = inputs[1..].iter().map(Array::values).collect();
     new_values(inputs[1].dtype(), inputs[1].shape(), |out| {
         select_into(inputs[0].values(), &cases, out)
@@ -865,7 +883,7 @@ fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
     })
 }
 
-pub(super) fn convert(a: &Array, to: DType) -> Array {
+pub(crate) fn convert(a: &Array, to: DType) -> Array {
     if a.dtype() == to {
         return a.clone();
     }
@@ -887,7 +905,7 @@ fn convert_into(x: Values, out: ValuesMut) {
     })
 }
 
-pub(super) fn bitcast(a: &Array, to: DType) -> Array {
+pub(crate) fn bitcast(a: &Array, to: DType) -> Array {
     if a.dtype() == to {
         return a.clone();
     }
@@ -907,7 +925,7 @@ fn bitcast_into(x: Values, out: ValuesMut) {
     })
 }
 
-pub(super) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {
+pub(crate) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {
     let shape = inputs
         .iter()
         .map(|a| a.shape())

@@ -3,10 +3,11 @@
 
 use std::fmt;
 
-use super::tuple;
+use super::pyfmt::tuple;
 use super::view::{for_each_index, new_array, signed_strides};
+use crate::array::with_dtype;
+use crate::array::Aval;
 use crate::array::{Array, DType, Elem};
-use crate::core::Aval;
 
 /// How out-of-bounds gather and scatter indices behave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,7 +106,7 @@ fn scalar_indices(idx: &[Aval]) -> Result<(), String> {
     Ok(())
 }
 
-pub(super) fn dynamic_slice_rule(sizes: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn dynamic_slice_rule(sizes: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     let x = inputs.first().ok_or("needs an operand")?;
     scalar_indices(&inputs[1..])?;
     if inputs.len() != x.ndim() + 1 || sizes.len() != x.ndim() {
@@ -119,7 +120,7 @@ pub(super) fn dynamic_slice_rule(sizes: &[usize], inputs: &[Aval]) -> Result<Vec
     Ok(vec![Aval::new(x.dtype, sizes)])
 }
 
-pub(super) fn dynamic_update_slice_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn dynamic_update_slice_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     if inputs.len() < 2 {
         return Err("needs an operand and an update".into());
     }
@@ -145,13 +146,13 @@ fn clamped_starts(idx: &[Array], shape: &[usize], sizes: &[usize]) -> Vec<usize>
         .collect()
 }
 
-pub(super) fn dynamic_slice(a: &Array, idx: &[Array], sizes: &[usize]) -> Array {
+pub(crate) fn dynamic_slice(a: &Array, idx: &[Array], sizes: &[usize]) -> Array {
     let start = clamped_starts(idx, a.shape(), sizes);
     let limit: Vec<usize> = start.iter().zip(sizes).map(|(s, z)| s + z).collect();
     super::shape::slice(a, &start, &limit, None)
 }
 
-pub(super) fn dynamic_update_slice(a: &Array, u: &Array, idx: &[Array]) -> Array {
+pub(crate) fn dynamic_update_slice(a: &Array, u: &Array, idx: &[Array]) -> Array {
     let start = clamped_starts(idx, a.shape(), u.shape());
     let strides = signed_strides(a.shape());
     with_dtype!(a.dtype(), T, {
@@ -182,7 +183,7 @@ fn check_dims(what: &str, dims: &[usize], bound: usize) -> Result<(), String> {
     Ok(())
 }
 
-pub(super) fn gather_rule(
+pub(crate) fn gather_rule(
     dims: &GatherDims,
     sizes: &[usize],
     inputs: &[Aval],
@@ -313,15 +314,19 @@ fn window_start(
     (start, in_bounds)
 }
 
-pub(super) fn gather(
+pub(crate) fn gather(
     a: &Array,
     idx: &Array,
     dims: &GatherDims,
     sizes: &[usize],
     mode: GatherMode,
 ) -> Array {
-    let out_shape = gather_rule(dims, sizes, &[super::aval_of(a), super::aval_of(idx)])
-        .expect("checked by the shape rule")[0]
+    let out_shape = gather_rule(
+        dims,
+        sizes,
+        &[crate::array::aval_of(a), crate::array::aval_of(idx)],
+    )
+    .expect("checked by the shape rule")[0]
         .shape
         .to_vec();
     let mut rows = IndexRows::of(idx);
@@ -391,7 +396,7 @@ pub(super) fn gather(
     })
 }
 
-pub(super) fn scatter_add_rule(dims: &ScatterDims, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn scatter_add_rule(dims: &ScatterDims, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     super::arity(inputs, 3)?;
     let (x, idx, upd) = (&inputs[0], &inputs[1], &inputs[2]);
     if !idx.dtype.is_int() || idx.ndim() == 0 || upd.dtype != x.dtype || !x.dtype.is_numeric() {
@@ -422,7 +427,7 @@ pub(super) fn scatter_add_rule(dims: &ScatterDims, inputs: &[Aval]) -> Result<Ve
     Ok(vec![x.clone()])
 }
 
-pub(super) fn scatter_add(
+pub(crate) fn scatter_add(
     a: &Array,
     idx: &Array,
     upd: &Array,

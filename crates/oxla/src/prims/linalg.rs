@@ -2,8 +2,9 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
+use crate::array::with_dtype;
+use crate::array::Aval;
 use crate::array::{Array, Buffer, DType, Elem};
-use crate::core::Aval;
 
 type Dims = (Vec<usize>, Vec<usize>);
 
@@ -13,7 +14,7 @@ fn free_dims(rank: usize, contract: &[usize], batch: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-pub(super) fn dot_general_rule(
+pub(crate) fn dot_general_rule(
     contracting: &Dims,
     batch: &Dims,
     preferred: Option<DType>,
@@ -99,7 +100,7 @@ fn matrix(a: &Array, batch: &[usize], rows: &[usize], cols: &[usize]) -> Matrix 
     }
 }
 
-pub(super) fn dot_general(
+pub(crate) fn dot_general(
     lhs: &Array,
     rhs: &Array,
     contracting: &Dims,
@@ -298,7 +299,7 @@ const PANEL_TERMS: usize = 1024;
 /// the product in the operands' dtype when the result takes another. (`gemm`'s per-thread
 /// buffer, the size of a core's L2 cache, is made once per thread for the life of the
 /// process, and is not counted.)
-pub(super) fn scratch_bytes(
+pub(crate) fn scratch_bytes(
     contracting: &Dims,
     batch: &Dims,
     preferred: Option<DType>,

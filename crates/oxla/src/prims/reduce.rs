@@ -3,8 +3,9 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
+use crate::array::with_dtype;
+use crate::array::Aval;
 use crate::array::{Array, DType, Elem};
-use crate::core::Aval;
 
 /// The monoid of a reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,7 +73,7 @@ fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-pub(super) fn reduce_rule(
+pub(crate) fn reduce_rule(
     op: ReduceOp,
     axes: &[usize],
     inputs: &[Aval],
@@ -91,7 +92,7 @@ pub(super) fn reduce_rule(
     Ok(vec![Aval::new(x.dtype, &reduced_shape(&x.shape, axes))])
 }
 
-pub(super) fn arg_rule(
+pub(crate) fn arg_rule(
     axes: &[usize],
     index_dtype: DType,
     inputs: &[Aval],
@@ -114,7 +115,7 @@ pub(super) fn arg_rule(
     Ok(vec![Aval::new(index_dtype, &reduced_shape(&x.shape, axes))])
 }
 
-pub(super) fn cumsum_rule(axis: usize, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn cumsum_rule(axis: usize, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
     if axis >= x.ndim() || !x.dtype.is_numeric() {
@@ -287,7 +288,7 @@ fn fold_halves<T: Copy>(s: &[T], id: T, f: impl Fn(T, T) -> T + Copy) -> T {
     fold_by(s, true, id, f)
 }
 
-pub(super) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
+pub(crate) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
     fn run<T: Monoid>(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
         let (p, row) = reduced_last(a, axes);
         let src = p.as_slice::<T>();
@@ -301,7 +302,7 @@ pub(super) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
     with_dtype!(a.dtype(), T, run::<T>(op, a, axes))
 }
 
-pub(super) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) -> Array {
+pub(crate) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) -> Array {
     fn run<T: Elem>(op: ArgOp, a: &Array, axis: usize, out: &mut [i32]) {
         let (p, row) = reduced_last(a, &[axis]);
         let src = p.as_slice::<T>();
@@ -334,7 +335,7 @@ pub(super) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) 
 
 /// The bytes a reduction run alone holds beyond its operand and result: a copy of the
 /// operand with the reduced axes moved last, unless they are last already.
-pub(super) fn permuted_bytes(x: &Aval, axes: &[usize]) -> usize {
+pub(crate) fn permuted_bytes(x: &Aval, axes: &[usize]) -> usize {
     let kept = (0..x.ndim()).filter(|d| !axes.contains(d));
     let in_order = kept
         .chain(axes.iter().copied())
@@ -347,7 +348,7 @@ pub(super) fn permuted_bytes(x: &Aval, axes: &[usize]) -> usize {
     }
 }
 
-pub(super) fn cumsum(a: &Array, axis: usize, reverse: bool) -> Array {
+pub(crate) fn cumsum(a: &Array, axis: usize, reverse: bool) -> Array {
     fn run<T: Monoid>(a: &Array, axis: usize, reverse: bool) -> Array {
         let n = a.shape()[axis];
         let inner: usize = a.shape()[axis + 1..].iter().product();

@@ -3,8 +3,9 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
+use crate::array::with_dtype;
+use crate::array::Aval;
 use crate::array::{checked_numel, numel, Array, DType, Elem};
-use crate::core::Aval;
 
 fn check_perm(perm: &[usize], rank: usize) -> Result<(), String> {
     let mut seen = vec![false; rank];
@@ -23,7 +24,7 @@ fn check_perm(perm: &[usize], rank: usize) -> Result<(), String> {
     Ok(())
 }
 
-pub(super) fn iota_rule(
+pub(crate) fn iota_rule(
     dtype: DType,
     shape: &[usize],
     dimension: usize,
@@ -41,7 +42,7 @@ pub(super) fn iota_rule(
     Ok(vec![Aval::new(dtype, shape)])
 }
 
-pub(super) fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
+pub(crate) fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
     let inner: usize = shape[dimension + 1..].iter().product();
     let n = shape[dimension];
     with_dtype!(dtype, T, [I32, U32, F32, F64], {
@@ -53,7 +54,7 @@ pub(super) fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
     })
 }
 
-pub(super) fn broadcast_in_dim_rule(
+pub(crate) fn broadcast_in_dim_rule(
     shape: &[usize],
     dims: &[usize],
     inputs: &[Aval],
@@ -80,7 +81,7 @@ pub(super) fn broadcast_in_dim_rule(
     Ok(vec![Aval::new(x.dtype, shape)])
 }
 
-pub(super) fn broadcast_in_dim(a: &Array, shape: &[usize], dims: &[usize]) -> Array {
+pub(crate) fn broadcast_in_dim(a: &Array, shape: &[usize], dims: &[usize]) -> Array {
     if numel(shape) == a.size() {
         // Only size-1 dimensions are added: the elements keep their order.
         return a.reshaped(shape);
@@ -95,7 +96,7 @@ pub(super) fn broadcast_in_dim(a: &Array, shape: &[usize], dims: &[usize]) -> Ar
     strided(a, 0, shape, &strides)
 }
 
-pub(super) fn reshape_rule(new_sizes: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn reshape_rule(new_sizes: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
     if checked_numel(new_sizes) != Some(x.size()) {
@@ -104,7 +105,7 @@ pub(super) fn reshape_rule(new_sizes: &[usize], inputs: &[Aval]) -> Result<Vec<A
     Ok(vec![Aval::new(x.dtype, new_sizes)])
 }
 
-pub(super) fn transpose_rule(perm: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn transpose_rule(perm: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
     check_perm(perm, x.ndim())?;
@@ -112,14 +113,14 @@ pub(super) fn transpose_rule(perm: &[usize], inputs: &[Aval]) -> Result<Vec<Aval
     Ok(vec![Aval::new(x.dtype, &shape)])
 }
 
-pub(super) fn transpose(a: &Array, perm: &[usize]) -> Array {
+pub(crate) fn transpose(a: &Array, perm: &[usize]) -> Array {
     let src = signed_strides(a.shape());
     let shape: Vec<usize> = perm.iter().map(|&p| a.shape()[p]).collect();
     let strides: Vec<isize> = perm.iter().map(|&p| src[p]).collect();
     strided(a, 0, &shape, &strides)
 }
 
-pub(super) fn rev_rule(dims: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn rev_rule(dims: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
     if let Some(d) = dims.iter().find(|&&d| d >= x.ndim()) {
@@ -128,7 +129,7 @@ pub(super) fn rev_rule(dims: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, Str
     Ok(vec![x.clone()])
 }
 
-pub(super) fn rev(a: &Array, dims: &[usize]) -> Array {
+pub(crate) fn rev(a: &Array, dims: &[usize]) -> Array {
     let mut strides = signed_strides(a.shape());
     let mut offset = 0isize;
     for &d in dims {
@@ -138,7 +139,7 @@ pub(super) fn rev(a: &Array, dims: &[usize]) -> Array {
     strided(a, offset, a.shape(), &strides)
 }
 
-pub(super) fn squeeze_rule(dims: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn squeeze_rule(dims: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
     for &d in dims {
@@ -155,7 +156,7 @@ pub(super) fn squeeze_rule(dims: &[usize], inputs: &[Aval]) -> Result<Vec<Aval>,
     Ok(vec![Aval::new(x.dtype, &shape)])
 }
 
-pub(super) fn slice_rule(
+pub(crate) fn slice_rule(
     start: &[usize],
     limit: &[usize],
     strides: Option<&[usize]>,
@@ -184,7 +185,7 @@ pub(super) fn slice_rule(
     Ok(vec![Aval::new(x.dtype, &shape)])
 }
 
-pub(super) fn slice(a: &Array, start: &[usize], limit: &[usize], steps: Option<&[usize]>) -> Array {
+pub(crate) fn slice(a: &Array, start: &[usize], limit: &[usize], steps: Option<&[usize]>) -> Array {
     let src = signed_strides(a.shape());
     let mut offset = 0isize;
     let mut shape = Vec::with_capacity(start.len());
@@ -198,7 +199,7 @@ pub(super) fn slice(a: &Array, start: &[usize], limit: &[usize], steps: Option<&
     strided(a, offset, &shape, &strides)
 }
 
-pub(super) fn pad_rule(config: &[(i64, i64, i64)], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn pad_rule(config: &[(i64, i64, i64)], inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 2)?;
     let (x, v) = (&inputs[0], &inputs[1]);
     if v.ndim() != 0 || v.dtype != x.dtype {
@@ -228,7 +229,7 @@ pub(super) fn pad_rule(config: &[(i64, i64, i64)], inputs: &[Aval]) -> Result<Ve
     Ok(vec![Aval::new(x.dtype, &shape)])
 }
 
-pub(super) fn pad(a: &Array, value: &Array, config: &[(i64, i64, i64)]) -> Array {
+pub(crate) fn pad(a: &Array, value: &Array, config: &[(i64, i64, i64)]) -> Array {
     fn run<T: Elem>(a: &Array, value: T, config: &[(i64, i64, i64)]) -> Array {
         let shape: Vec<usize> = config
             .iter()
@@ -261,7 +262,7 @@ pub(super) fn pad(a: &Array, value: &Array, config: &[(i64, i64, i64)]) -> Array
     with_dtype!(a.dtype(), T, run::<T>(a, value.as_slice::<T>()[0], config))
 }
 
-pub(super) fn concatenate_rule(dim: usize, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn concatenate_rule(dim: usize, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     let first = inputs.first().ok_or("needs at least one operand")?;
     if dim >= first.ndim() {
         return Err(format!("dimension {dim} out of range for {first}"));
@@ -283,7 +284,7 @@ pub(super) fn concatenate_rule(dim: usize, inputs: &[Aval]) -> Result<Vec<Aval>,
     Ok(vec![Aval::new(first.dtype, &shape)])
 }
 
-pub(super) fn concatenate(inputs: &[Array], dim: usize) -> Array {
+pub(crate) fn concatenate(inputs: &[Array], dim: usize) -> Array {
     let mut shape = inputs[0].shape().to_vec();
     shape[dim] = inputs.iter().map(|a| a.shape()[dim]).sum();
     let outer: usize = shape[..dim].iter().product();

@@ -4,10 +4,11 @@
 use std::cmp::Ordering;
 
 use super::view::new_array;
+use crate::array::with_dtype;
+use crate::array::Aval;
 use crate::array::{Array, Buffer, Elem};
-use crate::core::Aval;
 
-pub(super) fn sort_rule(
+pub(crate) fn sort_rule(
     dimension: usize,
     num_keys: usize,
     inputs: &[Aval],
@@ -55,7 +56,7 @@ fn key(a: &Array) -> Box<dyn Fn(usize) -> f64 + '_> {
 /// it up to 8 MB, and never under 48 elements) and, with several operands, the line's
 /// permutation (`u32` indices where they fit) or, for a strided line of one operand, a
 /// copy of the line.
-pub(super) fn scratch_bytes(inputs: &[Aval], dimension: usize) -> usize {
+pub(crate) fn scratch_bytes(inputs: &[Aval], dimension: usize) -> usize {
     let Some(first) = inputs.first() else {
         return 0;
     };
@@ -73,7 +74,7 @@ pub(super) fn scratch_bytes(inputs: &[Aval], dimension: usize) -> usize {
     merge * sorted + line * sorted
 }
 
-pub(super) fn sort(inputs: &[Array], dimension: usize, num_keys: usize) -> Vec<Array> {
+pub(crate) fn sort(inputs: &[Array], dimension: usize, num_keys: usize) -> Vec<Array> {
     let shape = inputs[0].shape();
     let n = shape[dimension];
     let inner: usize = shape[dimension + 1..].iter().product();

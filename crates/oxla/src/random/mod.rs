@@ -11,12 +11,15 @@
 //! assert_eq!(x.to_vec::<f32>(), vec![1.6226422, 2.0252647, -0.43359444]);
 //! ```
 
-pub(crate) mod threefry;
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod reference_tests;
 
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::lax;
 use crate::numpy::{self as jnp, scalar_tensor};
+use crate::ops as lax;
 
 /// A key from an integer seed, as `jax.random.PRNGKey(seed)` (the seed wraps to 32 bits, as
 /// in JAX without x64).
@@ -252,7 +255,7 @@ pub fn randint(key: &Tensor, shape: &[usize], minval: i64, maxval: i64) -> Tenso
 
 #[cfg(test)]
 mod tests {
-    use super::threefry::reference;
+    use super::reference;
     use super::*;
 
     #[test]
@@ -261,7 +264,7 @@ mod tests {
         let n = (1 << 22) + 3 * 1024;
         let key = super::key(11);
         let (y0, y1) = super::hash_counters(&key, n);
-        let want = crate::lax::xor(&y0, &y1).to_vec::<u32>();
+        let want = crate::ops::xor(&y0, &y1).to_vec::<u32>();
         assert_eq!(super::bits(&key, &[n]).to_vec::<u32>(), want);
     }
 

@@ -11,10 +11,10 @@ use std::collections::{HashMap, HashSet};
 
 use super::jvp_rules::{self, zeros_like};
 use super::vjp_rules;
+use crate::core::tree::{Tree, TreeDef};
 use crate::core::{bind, trace, with_line, Atom, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::numpy as jnp;
-use crate::tree::{Tree, TreeDef};
 
 /// Values of a forward pass, kept for the backward pass.
 struct Forward {
@@ -67,7 +67,7 @@ impl Forward {
         let mut ct: HashMap<u32, Tensor> = HashMap::new();
         let add = |ct: &mut HashMap<u32, Tensor>, id: u32, c: Tensor| {
             let sum = match ct.remove(&id) {
-                Some(prev) => crate::lax::add(&prev, &c),
+                Some(prev) => crate::ops::add(&prev, &c),
                 None => c,
             };
             ct.insert(id, sum);

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::tree::TreeDef;
+use crate::core::tree::TreeDef;
 
 /// A tree of axes matching (a prefix of) a tree of arguments or outputs: `Some(axis)` maps
 /// over that axis (negative counts from the end), `None` passes the value unmapped.

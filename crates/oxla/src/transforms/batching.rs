@@ -7,10 +7,11 @@
 //! gain batch dimensions, and a gather from an unmapped operand never copies it.
 
 use crate::array::DType;
+use crate::core::Prim;
 use crate::core::Tensor;
-use crate::lax;
 use crate::numpy::scalar_tensor;
-use crate::prims::{GatherDims, GatherMode, Prim, ScatterDims};
+use crate::ops as lax;
+use crate::prims::{GatherDims, GatherMode, ScatterDims};
 
 type Batched = (Vec<Tensor>, Vec<Option<usize>>);
 
@@ -171,10 +172,7 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         Prim::SelectN => select_n(args, dims, n),
         Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
-        Prim::Map(spec) => crate::control::map::batch(spec, args, dims, n),
-        Prim::Scan(spec) => crate::control::scan::batch(spec, args, dims, n),
-        Prim::Cond(spec) => crate::control::cond::batch(spec, args, dims, n),
-        Prim::While(spec) => crate::control::while_loop::batch(spec, args, dims, n),
+        Prim::Control(c) => c.batch(args, dims, n),
         Prim::BroadcastInDim {
             shape,
             broadcast_dimensions,

@@ -3,10 +3,11 @@
 //! interpreter, so their results can be traced, batched and differentiated again.
 
 use crate::array::DType;
+use crate::core::Prim;
 use crate::core::{bind, Tensor};
-use crate::lax;
 use crate::numpy::scalar_tensor;
-use crate::prims::{BinaryOp, Prim, ReduceOp, UnaryOp};
+use crate::ops as lax;
+use crate::prims::{BinaryOp, ReduceOp, UnaryOp};
 
 pub(crate) type Tangents = Vec<Option<Tensor>>;
 
@@ -175,12 +176,8 @@ pub(crate) fn jvp(
     tangents: &[Option<Tensor>],
 ) -> (Vec<Tensor>, Tangents) {
     // A loop's outputs and tangents come from one loop, rather than the loop run twice.
-    match prim {
-        Prim::Map(spec) => return crate::control::map::jvp(spec, primals, tangents),
-        Prim::Scan(spec) => return crate::control::scan::jvp(spec, primals, tangents),
-        Prim::Cond(spec) => return crate::control::cond::jvp(spec, primals, tangents),
-        Prim::While(spec) => return crate::control::while_loop::jvp(spec, primals, tangents),
-        _ => {}
+    if let Prim::Control(c) = prim {
+        return c.jvp(primals, tangents);
     }
     let src = std::panic::Location::caller();
     let outs = bind(prim.clone(), primals, src);
@@ -211,7 +208,7 @@ pub(crate) fn jvp(
         | Prim::ArgReduce { .. }
         | Prim::Threefry2x32
         | Prim::StopGradient => vec![None; outs.len()],
-        Prim::Map(_) | Prim::Scan(_) | Prim::Cond(_) | Prim::While(_) => {
+        Prim::Control(_) => {
             unreachable!("control flow's JVP is staged before its primal")
         }
         Prim::SelectN => {

@@ -6,6 +6,8 @@
 pub(crate) mod ad;
 mod axis_tree;
 pub(crate) mod batching;
+pub(crate) mod bodies;
+pub(crate) mod chunked;
 pub(crate) mod jvp_rules;
 mod vjp_rules;
 pub(crate) mod vmap;
@@ -14,4 +16,5 @@ pub use ad::{
     grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, Grad, Jacobian, ValueAndGrad,
     Vjp, WithAux,
 };
+pub use chunked::MapSpec;
 pub use vmap::{vmap, AxisTree, Vmap};

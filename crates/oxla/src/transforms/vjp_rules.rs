@@ -7,10 +7,11 @@ use super::jvp_rules::{
     zeros_like,
 };
 use crate::array::DType;
+use crate::core::Prim;
 use crate::core::{bind, Tensor};
-use crate::lax;
 use crate::numpy::scalar_tensor;
-use crate::prims::{GatherDims, Prim, ReduceOp, ScatterDims};
+use crate::ops as lax;
+use crate::prims::{GatherDims, ReduceOp, ScatterDims};
 
 pub(crate) type Cotangents = Vec<Option<Tensor>>;
 
@@ -98,16 +99,8 @@ pub(crate) fn vjp(
     src: &'static std::panic::Location<'static>,
 ) -> Cotangents {
     // Any output of a loop may carry a cotangent, not only the first.
-    match prim {
-        Prim::Map(spec) => return crate::control::map::vjp(spec, ins, cts, active),
-        Prim::Scan(spec) => return crate::control::scan::vjp(spec, ins, cts, active),
-        Prim::Cond(spec) => return crate::control::cond::vjp(spec, ins, cts, active),
-        Prim::While(_) => panic!(
-            "reverse-mode differentiation does not work for lax::while_loop: its trip count \
-             is known only when it runs. Use lax::fori_loop with static bounds or lax::scan \
-             (forward mode, jvp and jacfwd, works)\n  at {src}"
-        ),
-        _ => {}
+    if let Prim::Control(c) = prim {
+        return c.vjp(ins, cts, active, src);
     }
     let none = || vec![None; ins.len()];
     let Some(ct) = cts[0].clone() else {
@@ -152,7 +145,7 @@ pub(crate) fn vjp(
         }
         Prim::BitcastConvertType { .. } | Prim::Iota { .. } | Prim::ArgReduce { .. } => none(),
         Prim::Threefry2x32 | Prim::StopGradient => none(),
-        Prim::Map(_) | Prim::Scan(_) | Prim::Cond(_) | Prim::While(_) => {
+        Prim::Control(_) => {
             unreachable!("control flow's VJP is taken before the first cotangent is read")
         }
         Prim::SelectN => {

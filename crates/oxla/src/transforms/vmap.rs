@@ -10,11 +10,10 @@ use std::panic::Location;
 
 pub use super::axis_tree::AxisTree;
 use super::batching::{batch, moveaxis};
-use crate::control;
+use crate::core::tree::Tree;
 use crate::core::{trace_avals, with_line, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
-use crate::lax;
-use crate::tree::Tree;
+use crate::ops as lax;
 
 /// The vectorised form of `f`; see [`vmap`].
 #[derive(Clone)]
@@ -210,7 +209,7 @@ impl<F> Vmap<F> {
         let mapped: Vec<bool> = axes.iter().map(Option::is_some).collect();
         let trace = |c: usize| {
             let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
-            let avals = control::map::chunk_avals(&avals, &mapped, c);
+            let avals = super::chunked::chunk_avals(&avals, &mapped, c);
             let body = |xs: Vec<Tensor>| -> Vec<Tensor> {
                 let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
                 batch_jaxpr(cj, args.collect(), c)
@@ -227,11 +226,11 @@ impl<F> Vmap<F> {
         };
         let chunk = match (self.chunk, self.budget) {
             (Some(k), _) => k,
-            (None, Some(b)) => control::budget::chunk_for_budget(&mapped, n, b, at, &trace)?,
+            (None, Some(b)) => super::chunked::budget::chunk_for_budget(&mapped, n, b, at, &trace)?,
             (None, None) => n,
         };
         let n_out = cj.jaxpr.outvars.len();
-        let stacked = control::map::stage(
+        let stacked = super::chunked::stage(
             &operands,
             mapped.clone(),
             vec![false; n_out],

@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::{fusable_reduce, Affine, Kernel, Node, NodeId, NodeOp, Start};
 use crate::array::{strides_of, Array, DType};
+use crate::core::Prim;
 use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
-use crate::prims::Prim;
 
 /// The index map of a node: one affine function of the loops per dimension of its value.
 type Map = Vec<Affine>;

@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use crate::core::Tensor;
+use super::Tensor;
 
 /// The structure of a tree, without its leaves.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

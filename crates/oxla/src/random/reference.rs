@@ -1,6 +1,7 @@
 //! Reference compositions of threefry in JAX's default (partitionable) mode, for tests.
 
-use super::*;
+use crate::prims::special::*;
+use crate::prims::threefry::*;
 
 // ---------------------------------------------------------------------------
 // Reference compositions for JAX's default (partitionable) threefry mode

@@ -4,39 +4,12 @@
 
 use std::panic::Location;
 
-use super::map::{open, TraceBody};
+use super::TraceBody;
 use crate::compiler::Executable;
 use crate::core::Aval;
 use crate::error::{Error, Result};
 use crate::memory::BufferKind;
-
-thread_local! {
-    /// The chunked map whose chunk size an out-of-memory error is checking, and the
-    /// budget it is being planned under instead of its own chunk size.
-    static REPLAN: std::cell::Cell<Option<(&'static Location<'static>, usize)>> =
-        const { std::cell::Cell::new(None) };
-}
-
-/// Runs `f` (a trace of the user's function) with the chunked map staged at `source`
-/// sized by `budget` instead of its own chunk size.
-pub(crate) fn with_budget<T>(
-    source: &'static Location<'static>,
-    budget: usize,
-    f: impl FnOnce() -> T,
-) -> T {
-    let before = REPLAN.replace(Some((source, budget)));
-    let out = f();
-    REPLAN.set(before);
-    out
-}
-
-/// The budget the chunked map staged at `here` is being planned under, if an out-of-memory
-/// error's advice is planning it (see [`with_budget`]).
-pub(super) fn replanned_budget(here: &'static Location<'static>) -> Option<usize> {
-    REPLAN
-        .get()
-        .and_then(|(source, budget)| (source == here).then_some(budget))
-}
+use crate::transforms::bodies::open;
 
 /// What a chunked map plans to hold at one chunk size: its operands and stacked results
 /// (whole) and one chunk's working memory (the body's planned peak less the unmapped

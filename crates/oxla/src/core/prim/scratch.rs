@@ -1,14 +1,15 @@
 //! The working memory of each primitive's own kernel: the bytes it holds beyond its
 //! operands and results while it runs, which the memory plan counts at its step.
 
-use super::{linalg, reduce, sort, Prim};
-use crate::core::Aval;
+use super::Prim;
+use crate::array::Aval;
+use crate::prims::{linalg, reduce, sort};
 
 impl Prim {
     /// The most bytes this primitive's eager kernel holds beyond its operands and results
     /// while it runs on operands of `inputs` (0 for those that write their results
     /// directly). Loop primitives count their bodies' memory elsewhere
-    /// (`control::working_bytes`).
+    /// ([`ControlFlow::working_bytes`](crate::core::ControlFlow::working_bytes)).
     pub(crate) fn scratch_bytes(&self, inputs: &[Aval]) -> usize {
         match self {
             Prim::Unary(_)
@@ -33,10 +34,7 @@ impl Prim {
             | Prim::ScatterAdd { .. }
             | Prim::Threefry2x32
             | Prim::StopGradient
-            | Prim::Map(_)
-            | Prim::Scan(_)
-            | Prim::Cond(_)
-            | Prim::While(_) => 0,
+            | Prim::Control(_) => 0,
             Prim::Reduce { axes, .. } => reduce::permuted_bytes(&inputs[0], axes),
             Prim::ArgReduce {
                 axes, index_dtype, ..

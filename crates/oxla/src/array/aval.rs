@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::array::{check_shape, numel, shape_of, DType, Shape};
+use super::{check_shape, numel, shape_of, Array, DType, Shape};
 
 /// The abstract value of an array: its dtype and shape.
 ///
@@ -60,4 +60,9 @@ impl fmt::Display for Aval {
         }
         f.write_str("]")
     }
+}
+
+/// The aval of a concrete array.
+pub fn aval_of(a: &Array) -> Aval {
+    Aval::new(a.dtype(), a.shape())
 }

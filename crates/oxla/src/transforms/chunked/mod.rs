@@ -1,4 +1,4 @@
-//! The chunked map, and `lax::map` built on it: a loop primitive that runs a batched body over chunks of its mapped
+//! The chunked map: a loop primitive that runs a batched body over chunks of its mapped
 //! operands, one chunk at a time, so that a vectorised function's intermediates exist for
 //! one chunk only. It is what `vmap(f).chunk_size(k)`, `vmap(f).memory_budget(bytes)` and
 //! `lax::map(f).batch_size(k)` stage.
@@ -11,17 +11,27 @@
 //! forward pass inside the backward body, so the backward pass holds one chunk's residuals
 //! at a time.
 
+pub(crate) mod budget;
+mod rules;
+
 use std::panic::Location;
 use std::sync::OnceLock;
 
-use super::budget::{chunk_for_budget, replanned_budget};
-use super::{dense_tangents, float_positions, sparse_tangents};
+use crate::array::aval_of;
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
-use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
+use crate::core::control_flow::debug_by_identity;
+use crate::core::ControlFlow;
+use crate::core::Prim;
+use crate::core::{trace_avals, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
+use crate::memory::replanned_budget;
+use crate::memory::ChunkPlan;
 use crate::memory::{BufferInfo, BufferKind};
-use crate::prims::{aval_of, BinaryOp, Prim};
+use crate::prims::BinaryOp;
+use crate::transforms::bodies::{open, rows};
+use budget::chunk_for_budget;
+use rules::{batch, jvp, vjp};
 
 /// The parameters of a chunked map (see the module documentation).
 pub struct MapSpec {
@@ -43,25 +53,7 @@ pub struct MapSpec {
     compiled: OnceLock<(Executable, Option<Executable>)>,
 }
 
-identity!(MapSpec, length, chunk, mapped, summed);
-
-/// What one chunked map of a program plans to hold while it runs.
-#[derive(Clone, Debug)]
-pub struct ChunkPlan {
-    /// The number of examples.
-    pub length: usize,
-    /// Examples per chunk.
-    pub chunk: usize,
-    /// Bytes the map holds beyond its operands and results while a chunk runs.
-    pub chunk_bytes: usize,
-    /// The user's source line of the map.
-    pub source: &'static Location<'static>,
-    /// The step of the program that runs the map.
-    pub step: usize,
-    /// Bytes live while the map runs that are not its own (neither its operands, its
-    /// results nor a chunk's working memory).
-    pub outside_bytes: usize,
-}
+debug_by_identity!(MapSpec, length, chunk, mapped, summed);
 
 /// A body traced for chunks of a given size: its closed jaxpr takes the operands in order.
 pub(crate) type TraceBody<'a> = dyn Fn(usize) -> ClosedJaxpr + 'a;
@@ -110,44 +102,10 @@ pub(crate) fn stage(
     ins.extend(body_consts);
     ins.extend(tail_consts);
     crate::core::bind(
-        Prim::Map(std::sync::Arc::new(spec)),
+        Prim::Control(std::sync::Arc::new(spec)),
         &ins,
         Location::caller(),
     )
-}
-
-/// `cj` with its constants turned into inputs, between unused inputs of avals `before` and
-/// `after` (the other body's constants).
-pub(super) fn open(cj: ClosedJaxpr, before: &[Aval], after: &[Aval]) -> ClosedJaxpr {
-    let j = cj.jaxpr;
-    let mut next = j
-        .constvars
-        .iter()
-        .chain(&j.invars)
-        .chain(j.eqns.iter().flat_map(|e| &e.outputs))
-        .map(|v| v.id + 1)
-        .max()
-        .unwrap_or(0);
-    let mut fresh = |a: &Aval| {
-        next += 1;
-        Var {
-            id: next - 1,
-            aval: a.clone(),
-        }
-    };
-    let mut invars = j.invars;
-    invars.extend(before.iter().map(&mut fresh));
-    invars.extend(j.constvars);
-    invars.extend(after.iter().map(&mut fresh));
-    ClosedJaxpr {
-        jaxpr: Jaxpr {
-            constvars: vec![],
-            invars,
-            eqns: j.eqns,
-            outvars: j.outvars,
-        },
-        consts: vec![],
-    }
 }
 
 /// The avals of `operands` with the mapped ones `c` long.
@@ -203,7 +161,7 @@ impl MapSpec {
                 .iter()
                 .map(|&b| if b { "True" } else { "False" }.to_string())
                 .collect();
-            crate::prims::tuple_of_strings(&s)
+            crate::prims::pyfmt::tuple_of_strings(&s)
         };
         vec![
             ("chunk", self.chunk.to_string()),
@@ -349,15 +307,6 @@ impl MapSpec {
     }
 }
 
-/// Rows `start..start + n` of `a` along its leading axis, copied.
-pub(super) fn rows(a: &Array, start: usize, n: usize) -> Array {
-    let row = a.nbytes() / a.shape()[0].max(1);
-    let mut shape = a.shape().to_vec();
-    shape[0] = n;
-    let bytes = &a.as_bytes()[start * row..(start + n) * row];
-    Array::from_buffer(a.dtype(), &shape, Buffer::from_bytes(bytes))
-}
-
 pub(super) fn progress_bar(chunks: usize, chunk: usize) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(chunks as u64);
     bar.set_style(
@@ -370,184 +319,63 @@ pub(super) fn progress_bar(chunks: usize, chunk: usize) -> indicatif::ProgressBa
     bar
 }
 
-/// The chunk plan of a map primitive staged at `source`; `None` for other primitives.
-pub(crate) fn chunk_plan(prim: &Prim, source: &'static Location<'static>) -> Option<ChunkPlan> {
-    let Prim::Map(spec) = prim else { return None };
-    Some(ChunkPlan {
-        length: spec.length,
-        chunk: spec.chunk,
-        chunk_bytes: spec.chunk_bytes().0,
-        source,
-        step: 0,
-        outside_bytes: 0,
-    })
-}
-
-/// Batching: the outer batch axis goes to axis 1 of mapped operands (axis 0 stays the
-/// map's) and axis 0 of the others; stacked results carry it at axis 1, summed at 0.
-pub(crate) fn batch(
-    spec: &MapSpec,
-    args: &[Tensor],
-    dims: &[Option<usize>],
-    n: usize,
-) -> (Vec<Tensor>, Vec<Option<usize>>) {
-    use crate::transforms::batching::moveaxis;
-    let at = |m: bool| usize::from(m);
-    let moved: Vec<Tensor> = args
-        .iter()
-        .zip(dims)
-        .zip(&spec.mapped)
-        .map(|((x, d), &m)| d.map_or(x.clone(), |d| moveaxis(x, d, at(m))))
-        .collect();
-    let inner: Vec<Option<usize>> = dims
-        .iter()
-        .zip(&spec.mapped)
-        .map(|(d, &m)| d.map(|_| at(m)))
-        .collect();
-    let summed = spec.summed.clone();
-    let derive = |body: &ClosedJaxpr, c: usize| {
-        spec.trace_chunk(&moved, &spec.mapped, c, |xs| {
-            let outs = crate::transforms::vmap::batch_jaxpr(
-                body,
-                xs.into_iter().zip(inner.clone()).collect(),
-                n,
-            );
-            outs.into_iter()
-                .zip(&summed)
-                .enumerate()
-                .map(|(i, ((t, d), &s))| {
-                    crate::transforms::vmap::place_output(t, d, Some(at(!s) as isize), n, i)
-                })
-                .collect()
-        })
-    };
-    let outs = spec.derive(&moved, spec.mapped.clone(), summed.clone(), &derive);
-    let dims = summed.iter().map(|&s| Some(at(!s))).collect();
-    (outs, dims)
-}
-
-/// Forward mode: one map computing the outputs and their tangents together.
-pub(crate) fn jvp(
-    spec: &MapSpec,
-    primals: &[Tensor],
-    tangents: &[Option<Tensor>],
-) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-    let live: Vec<usize> = (0..primals.len())
-        .filter(|&i| tangents[i].is_some())
-        .collect();
-    let float_out = float_positions(&spec.body.jaxpr.out_avals());
-    let mut operands = primals.to_vec();
-    operands.extend(live.iter().map(|&i| tangents[i].clone().expect("live")));
-    let mut mapped = spec.mapped.clone();
-    mapped.extend(live.iter().map(|&i| spec.mapped[i]));
-    let mut summed = spec.summed.clone();
-    summed.extend(float_out.iter().map(|&j| spec.summed[j]));
-    let np = primals.len();
-    let derive = |body: &ClosedJaxpr, c: usize| {
-        spec.trace_chunk(&operands, &mapped, c, |xs| {
-            let (p, t) = xs.split_at(np);
-            let tans = sparse_tangents(t.to_vec(), &live, np);
-            let (outs, touts) = crate::transforms::ad::jvp_jaxpr(body, p, tans);
-            let mut all = outs.clone();
-            all.extend(dense_tangents(&outs, &touts, &float_out));
-            all
-        })
-    };
-    let mut all = spec.derive(&operands, mapped.clone(), summed, &derive);
-    let touts = sparse_tangents(all.split_off(spec.summed.len()), &float_out, all.len());
-    (all, touts)
-}
-
-/// Reverse mode: a map over the operands and the output cotangents whose body runs the
-/// chunk's forward pass again and then its backward pass (rematerialisation), stacking the
-/// cotangents of mapped operands and summing those of unmapped ones.
-pub(crate) fn vjp(
-    spec: &MapSpec,
-    ins: &[Tensor],
-    cts: &[Option<Tensor>],
-    active: &[bool],
-) -> Vec<Option<Tensor>> {
-    let with_ct: Vec<usize> = (0..cts.len()).filter(|&j| cts[j].is_some()).collect();
-    let act: Vec<usize> = (0..ins.len())
-        .filter(|&i| active[i] && ins[i].dtype().is_float())
-        .collect();
-    if with_ct.is_empty() || act.is_empty() {
-        return vec![None; ins.len()];
-    }
-    let mut operands = ins.to_vec();
-    operands.extend(with_ct.iter().map(|&j| cts[j].clone().expect("with ct")));
-    let mut mapped = spec.mapped.clone();
-    mapped.extend(with_ct.iter().map(|&j| !spec.summed[j]));
-    let summed: Vec<bool> = act.iter().map(|&i| !spec.mapped[i]).collect();
-    let ni = ins.len();
-    let n_out = cts.len();
-    let derive = |body: &ClosedJaxpr, c: usize| {
-        spec.trace_chunk(&operands, &mapped, c, |xs| {
-            let (p, cs) = xs.split_at(ni);
-            let mut cts = vec![None; n_out];
-            for (k, &j) in with_ct.iter().enumerate() {
-                cts[j] = Some(cs[k].clone());
-            }
-            let g = crate::transforms::ad::vjp_jaxpr(body, p, active, &cts);
-            act.iter()
-                .map(|&i| {
-                    g[i].clone()
-                        .unwrap_or_else(|| crate::transforms::jvp_rules::zeros_like(&p[i]))
-                })
-                .collect()
-        })
-    };
-    let grads = spec.derive(&operands, mapped.clone(), summed, &derive);
-    let mut out = vec![None; ins.len()];
-    for (g, &i) in grads.into_iter().zip(&act) {
-        out[i] = Some(g);
-    }
-    out
-}
-
-/// `lax::map(f, xs)`: `f` applied to each slice of `xs` along its leading axis, the results
-/// stacked; see [`crate::lax::map`].
-pub struct LaxMap<F, A> {
-    f: F,
-    xs: A,
-    batch: usize,
-}
-
-/// `jax.lax.map`: `f` applied to the slices of `xs` (a tree of tensors) along their leading
-/// axis, one after another, the results stacked. `.batch_size(k)` runs `k` slices at a time,
-/// as `vmap(f)` over each batch (the last one the remainder): memory for `k` slices, not all.
-///
-/// ```
-/// use oxla::{lax, numpy as jnp, Tensor};
-/// let xs = jnp::arange(6.0).reshape(&[3, 2]);
-/// let ys: Tensor = lax::map(|x: Tensor| x.sum(None), xs).batch_size(2).call()?;
-/// assert_eq!(ys.to_vec::<f32>(), vec![1.0, 5.0, 9.0]);
-/// # Ok::<(), oxla::Error>(())
-/// ```
-pub fn lax_map<F, A>(f: F, xs: A) -> LaxMap<F, A> {
-    LaxMap { f, xs, batch: 1 }
-}
-
-impl<F, A: crate::tree::Tree> LaxMap<F, A> {
-    /// How many slices run together.
-    #[track_caller]
-    pub fn batch_size(mut self, k: usize) -> Self {
-        if k == 0 {
-            panic!(
-                "lax::map: batch_size must be positive, got 0\n  at {}",
-                Location::caller()
-            );
-        }
-        self.batch = k;
-        self
+impl ControlFlow for MapSpec {
+    fn name(&self) -> &'static str {
+        "chunked_map"
     }
 
-    /// Runs the map.
-    #[track_caller]
-    pub fn call<O: crate::tree::Tree>(self) -> crate::Result<O>
-    where
-        F: Fn(A) -> O,
-    {
-        crate::vmap(self.f).chunk_size(self.batch).call(self.xs)
+    fn params(&self) -> Vec<(&'static str, String)> {
+        MapSpec::params(self)
+    }
+
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        MapSpec::abstract_eval(self, inputs)
+    }
+
+    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
+        MapSpec::eval(self, inputs)
+    }
+
+    fn batch(
+        &self,
+        args: &[Tensor],
+        dims: &[Option<usize>],
+        n: usize,
+    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+        batch(self, args, dims, n)
+    }
+
+    fn jvp(
+        &self,
+        primals: &[Tensor],
+        tangents: &[Option<Tensor>],
+    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+        jvp(self, primals, tangents)
+    }
+
+    fn vjp(
+        &self,
+        ins: &[Tensor],
+        cts: &[Option<Tensor>],
+        active: &[bool],
+        src: &'static Location<'static>,
+    ) -> Vec<Option<Tensor>> {
+        let _ = src;
+        vjp(self, ins, cts, active)
+    }
+
+    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
+        self.chunk_bytes()
+    }
+
+    fn chunk_plan(&self, source: &'static Location<'static>) -> Option<ChunkPlan> {
+        Some(ChunkPlan {
+            length: self.length,
+            chunk: self.chunk,
+            chunk_bytes: self.chunk_bytes().0,
+            source,
+            step: 0,
+            outside_bytes: 0,
+        })
     }
 }
