@@ -55,7 +55,7 @@ pub(crate) fn trace_on(
 
 use crate::memory::BufferInfo;
 use crate::prims::Prim;
-use crate::transforms::jvp_rules::zeros_like;
+use crate::transforms::jvp_rules::zeros_of_aval;
 
 /// The positions of the float avals: the values forward mode carries tangents for.
 pub(crate) fn float_positions(avals: &[Aval]) -> Vec<usize> {
@@ -73,7 +73,7 @@ pub(crate) fn dense_tangents(
 ) -> Vec<Tensor> {
     positions
         .iter()
-        .map(|&k| touts[k].clone().unwrap_or_else(|| zeros_like(&outs[k])))
+        .map(|&k| touts[k].clone().unwrap_or_else(|| zeros_of_aval(&outs[k])))
         .collect()
 }
 
