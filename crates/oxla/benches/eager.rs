@@ -1,4 +1,4 @@
-//! Eager dispatch cost of small primitives (JAX on this machine: ~15 µs per eager op).
+//! Eager dispatch cost of small primitives (`docs/performance.md` compares it with JAX's).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use oxla::numpy as jnp;

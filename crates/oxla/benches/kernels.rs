@@ -1,6 +1,6 @@
-//! The compiled kernels behind the seed workloads, against this machine's limits (2 cores:
-//! ~30-40 GB/s of memory bandwidth, ~188 GFLOP/s of f32 matrix multiply by the brief;
-//! `docs/performance.md` has the figures).
+//! The compiled kernels behind the seed workloads, against the machine's limits (memory
+//! bandwidth for elementwise kernels, reductions and gathers; peak f32 FLOP/s for
+//! products): `docs/performance.md` has the figures.
 //!
 //! `cargo bench --bench kernels`. Throughput is reported in bytes moved (elementwise,
 //! reductions, gathers) or in floating-point operations (`dot_general`, as "elements").

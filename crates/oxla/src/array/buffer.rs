@@ -100,9 +100,8 @@ fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 /// Freed large buffers held for reuse: repeated calls of a program (a training loop)
 /// allocate the same large results each time, and memory fresh from the kernel costs a
-/// page fault and a clearing of every page before the first write — for per-example
-/// gradients, as long as writing them. A buffer of the exact size a large allocation
-/// asks for is handed out again, its pages already mapped. On a miss every held buffer
+/// page fault and a clearing of every page before the first write. A buffer of the exact
+/// size a large allocation asks for is handed out again, its pages already mapped. On a miss every held buffer
 /// is released first, so holding never raises the peak of large buffers: between two
 /// misses the held and the live ones together take no more than the live ones did at the
 /// first of them. Held bytes are resident memory outside every plan until then, so

@@ -2,8 +2,8 @@
 //!
 //! A program is a sequence of steps, most of them parallel over the pool. Between two
 //! steps rayon's idle threads go to sleep after a few microseconds, and each parallel step
-//! then pays for waking them (a futex call and a context switch, 20-50 µs on a small
-//! machine) — more than some small kernels take. While a program runs, the pool's other
+//! then pays for waking them (a futex call and a context switch), which can take longer
+//! than a small kernel runs. While a program runs, the pool's other
 //! threads instead poll for work and run what the step's thread spawns; one that finds
 //! nothing for [`SPIN`] (a long step on one thread) goes back to sleep, so that it does not
 //! hold a core the rest of the machine could use. A pool with more threads than the
@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The planned peak bytes from which a program runs on the pool: a smaller one runs on
-/// the calling thread (a compiled call of a few small kernels takes about a microsecond,
-/// and handing it to the pool about twenty).
+/// the calling thread, as handing a few small kernels to the pool costs more than
+/// running them.
 pub(super) const WORTH_WAKING: usize = 1 << 20;
 
 /// How long a polling thread that finds no work keeps polling before it sleeps: longer
@@ -88,8 +88,8 @@ mod tests {
 
     #[test]
     fn a_poller_without_work_goes_back_to_sleep() {
-        // Its program still runs (`done` is false) and no work comes: it returns, where
-        // before it polled until the program ended.
+        // Its program still runs (`done` is false) and no work comes: after `SPIN` it
+        // returns instead of polling until the program ends.
         super::poll(&std::sync::atomic::AtomicBool::new(false));
     }
 

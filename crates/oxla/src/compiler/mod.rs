@@ -29,7 +29,7 @@ use kernel::Target;
 pub struct Jit<F, A, O> {
     f: F,
     /// Keyed with rustc's Fx hash: the keys come from the program, not an adversary, and
-    /// the default hasher's cost is a tenth of a small call's dispatch.
+    /// every call hashes its key, so the hasher's cost is part of each call's dispatch.
     cache: Mutex<FxHashMap<Signature, Arc<Executable>>>,
     _sig: PhantomData<fn(A) -> O>,
 }

@@ -19,7 +19,7 @@ use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::open;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents, trace_on};
-use crate::transforms::jvp_rules::zeros_like;
+use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
 use std::panic::Location;
 
@@ -291,7 +291,11 @@ pub(crate) fn vjp(
             }
             let g = vjp_jaxpr(b, &xs[..np], &active[1..], &c);
             act.iter()
-                .map(|&i| g[i - 1].clone().unwrap_or_else(|| zeros_like(&xs[i - 1])))
+                .map(|&i| {
+                    g[i - 1]
+                        .clone()
+                        .unwrap_or_else(|| zeros_of_aval(&xs[i - 1]))
+                })
                 .collect()
         })
     });

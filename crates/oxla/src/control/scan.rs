@@ -21,7 +21,7 @@ use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
 use crate::transforms::bodies::{open, rows};
-use crate::transforms::jvp_rules::zeros_like;
+use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
 use std::panic::Location;
 
@@ -439,7 +439,7 @@ pub(crate) fn jvp(
     let tan = |i: usize| {
         tangents[i]
             .clone()
-            .unwrap_or_else(|| zeros_like(&primals[i]))
+            .unwrap_or_else(|| zeros_of_aval(&primals[i]))
     };
     let mut ops: Vec<Tensor> = primals[..nc].to_vec();
     ops.extend(tc.iter().map(|&i| tan(i)));
@@ -524,7 +524,7 @@ pub(crate) fn vjp(
         .filter(|&k| spec.body.jaxpr.outvars[k].aval().dtype.is_float())
         .collect();
     let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i)).collect();
-    ops.extend(fk.iter().map(|&i| zeros_like(&ins[i])));
+    ops.extend(fk.iter().map(|&i| zeros_of_aval(&ins[i])));
     let ncb = ops.len();
     ops.extend(carries.iter().cloned());
     ops.extend(ins[nc..nc + nx].iter().cloned());
@@ -550,7 +550,7 @@ pub(crate) fn vjp(
         }
         let act: Vec<bool> = (0..na).map(float).collect();
         let g = vjp_jaxpr(&spec.body, &p, &act, &c);
-        let grad = |i: usize| g[i].clone().unwrap_or_else(|| zeros_like(&p[i]));
+        let grad = |i: usize| g[i].clone().unwrap_or_else(|| zeros_of_aval(&p[i]));
         let mut r: Vec<Tensor> = fc.iter().map(|&i| grad(i)).collect();
         r.extend(
             fk.iter()

@@ -23,7 +23,7 @@ use crate::transforms::ad::jvp_jaxpr;
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::open;
 use crate::transforms::bodies::{dense_tangents, sparse_tangents, trace_on};
-use crate::transforms::jvp_rules::zeros_like;
+use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
 use std::panic::Location;
 
@@ -240,7 +240,7 @@ pub(crate) fn jvp(
     let tan = |i: usize| {
         tangents[i]
             .clone()
-            .unwrap_or_else(|| zeros_like(&primals[i]))
+            .unwrap_or_else(|| zeros_of_aval(&primals[i]))
     };
     let mut ops: Vec<Tensor> = primals[..nc].to_vec();
     ops.extend(tc.iter().map(|&i| tan(i)));

@@ -15,7 +15,7 @@ mod creation;
 mod elementwise;
 mod index;
 pub mod linalg;
-mod linear;
+mod matrix_products;
 mod ops;
 mod reductions;
 mod shape;
@@ -25,7 +25,7 @@ pub use creation::{
 };
 pub use elementwise::*;
 pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
-pub use linear::{dot, matmul};
+pub use matrix_products::{dot, matmul};
 pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
     all, allclose, any, argmax, argmax_keepdims, argmin, argmin_keepdims, cumsum, isclose, max,

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::jvp_rules::{self, zeros_like};
+use super::jvp_rules::{self, zeros_of_aval};
 use super::vjp_rules;
 use crate::core::tree::{Tree, TreeDef};
 use crate::core::{bind, trace, with_line, Atom, ClosedJaxpr, Tensor};
@@ -205,7 +205,7 @@ pub fn jvp<A: Tree, O: Tree>(f: impl Fn(A) -> O, primals: A, tangents: A) -> (O,
     let touts: Vec<Tensor> = touts
         .into_iter()
         .zip(&outs)
-        .map(|(t, o)| t.unwrap_or_else(|| zeros_like(o)))
+        .map(|(t, o)| t.unwrap_or_else(|| zeros_of_aval(o)))
         .collect();
     (
         out.rebuild(&mut outs.into_iter()),
@@ -291,7 +291,7 @@ impl<A: Tree> Vjp<A> {
         let leaves: Vec<Tensor> = grads
             .into_iter()
             .zip(self.primals.leaves())
-            .map(|(g, p)| g.unwrap_or_else(|| zeros_like(&p)))
+            .map(|(g, p)| g.unwrap_or_else(|| zeros_of_aval(&p)))
             .collect();
         self.primals.rebuild(&mut leaves.into_iter())
     }
@@ -491,7 +491,7 @@ impl<F> Grad<F> {
             .zip(&leaves)
             .zip(&mask)
             .filter(|(_, &m)| m)
-            .map(|((g, x), _)| g.unwrap_or_else(|| zeros_like(x)))
+            .map(|((g, x), _)| g.unwrap_or_else(|| zeros_of_aval(x)))
             .collect();
         (out.rebuild(&mut outs.into_iter()), g, gdef)
     }

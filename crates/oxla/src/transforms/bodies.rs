@@ -2,7 +2,7 @@
 //! `while`): tracing a body on operands, opening its constants into inputs, the positions
 //! tangents travel at, and a body's working memory.
 
-use super::jvp_rules::zeros_like;
+use super::jvp_rules::zeros_of_aval;
 use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
@@ -33,7 +33,7 @@ pub(crate) fn dense_tangents(
 ) -> Vec<Tensor> {
     positions
         .iter()
-        .map(|&k| touts[k].clone().unwrap_or_else(|| zeros_like(&outs[k])))
+        .map(|&k| touts[k].clone().unwrap_or_else(|| zeros_of_aval(&outs[k])))
         .collect()
 }
 

@@ -15,8 +15,10 @@ fn c(v: f64, like: &Tensor) -> Tensor {
     scalar_tensor(v, like.dtype())
 }
 
-/// `t` broadcast to `shape` (lax's size-1 and rank-0 broadcasting made explicit).
-pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Tensor {
+/// `t` broadcast to `shape`: lax's implicit broadcasting of size-1 dimensions and of
+/// rank 0 made explicit. `t` has the rank of `shape` or rank 0; unlike numpy's
+/// `broadcast_to`, no leading axes are added.
+pub(crate) fn explicit_broadcast(t: &Tensor, shape: &[usize]) -> Tensor {
     if t.shape() == shape {
         return t.clone();
     }
@@ -28,21 +30,27 @@ pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Tensor {
     lax::broadcast_in_dim(t, shape, &dims)
 }
 
-/// `on_true` where `pred`, else `on_false`, all broadcast to `shape`.
-pub(crate) fn select(
+/// `select_n(pred, [on_false, on_true])` with all three broadcast to `shape` by
+/// [`explicit_broadcast`]: `on_true` where `pred`, else `on_false`.
+pub(crate) fn select_broadcast(
     pred: &Tensor,
     on_false: &Tensor,
     on_true: &Tensor,
     shape: &[usize],
 ) -> Tensor {
     lax::select_n(
-        &broadcast_to(pred, shape),
-        &[broadcast_to(on_false, shape), broadcast_to(on_true, shape)],
+        &explicit_broadcast(pred, shape),
+        &[
+            explicit_broadcast(on_false, shape),
+            explicit_broadcast(on_true, shape),
+        ],
     )
 }
 
-/// A zero of `x`'s aval.
-pub(crate) fn zeros_like(x: &Tensor) -> Tensor {
+/// A zero of `x`'s aval (a symbolic zero made concrete), staged as a `broadcast_in_dim` of
+/// a literal. Unlike `jnp::zeros_like`, it does not pin its caller's line: the equation
+/// records the line in force (in a rule, the transformed equation's).
+pub(crate) fn zeros_of_aval(x: &Tensor) -> Tensor {
     lax::broadcast_in_dim(&c(0.0, x), x.shape(), &[])
 }
 
@@ -54,8 +62,8 @@ fn is_float(x: &Tensor) -> bool {
 fn add_opt(a: Option<Tensor>, b: Option<Tensor>, shape: &[usize]) -> Option<Tensor> {
     match (a, b) {
         (None, None) => None,
-        (Some(a), None) | (None, Some(a)) => Some(broadcast_to(&a, shape)),
-        (Some(a), Some(b)) => Some(broadcast_to(&lax::add(&a, &b), shape)),
+        (Some(a), None) | (None, Some(a)) => Some(explicit_broadcast(&a, shape)),
+        (Some(a), Some(b)) => Some(explicit_broadcast(&lax::add(&a, &b), shape)),
     }
 }
 
@@ -85,7 +93,7 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
 /// `t * y * x^(y-1)`.
 pub(crate) fn integer_pow_tangent(x: &Tensor, y: i32, t: &Tensor) -> Tensor {
     let d = match y {
-        0 => return zeros_like(t),
+        0 => return zeros_of_aval(t),
         1 => return t.clone(),
         2 => x.clone(),
         // y - 1 is not an i32: x^(-2^31 - 1) = 1 / (x * (x^(2^30))^2), the products XLA's
@@ -127,8 +135,8 @@ pub(crate) fn binary_tangents(
             // Ties share the derivative equally, as in JAX.
             let share = |a: &Tensor, b: &Tensor| {
                 let one = c(1.0, out);
-                let hit = select(&lax::eq(a, out), &c(0.0, out), &one, shape);
-                let ties = select(&lax::eq(b, out), &one, &c(2.0, out), shape);
+                let hit = select_broadcast(&lax::eq(a, out), &c(0.0, out), &one, shape);
+                let ties = select_broadcast(&lax::eq(b, out), &one, &c(2.0, out), shape);
                 lax::div(&hit, &ties)
             };
             add_opt(
@@ -142,11 +150,11 @@ pub(crate) fn binary_tangents(
             let one = c(1.0, x);
             let dx = tx.map(|t| {
                 let d = lax::mul(y, &lax::pow(x, &lax::sub(y, &one)));
-                let d = select(&lax::eq(y, &zero), &d, &zero, shape);
+                let d = select_broadcast(&lax::eq(y, &zero), &d, &zero, shape);
                 lax::mul(&t, &d)
             });
             let dy = ty.map(|t| {
-                let safe = select(&lax::eq(x, &zero), x, &one, x.shape());
+                let safe = select_broadcast(&lax::eq(x, &zero), x, &one, x.shape());
                 lax::mul(&t, &lax::mul(&lax::log(&safe), out))
             });
             add_opt(dx, dy, shape)
@@ -187,7 +195,7 @@ pub(crate) fn jvp(
     let zero_of = |i: usize| {
         tangents[i]
             .clone()
-            .unwrap_or_else(|| zeros_like(&primals[i]))
+            .unwrap_or_else(|| zeros_of_aval(&primals[i]))
     };
     let tangent: Tangents = match prim {
         Prim::Unary(op) => vec![t0.and_then(|t| unary_tangent(*op, x, &outs[0], t))],
@@ -343,8 +351,8 @@ pub(crate) fn gather_or_zero(
         return g;
     }
     // Gathered zeros are 0 in bounds and NaN, the fill, out of bounds.
-    let probe = lax::gather(&zeros_like(t), indices, dims.clone(), slice_sizes, mode);
-    lax::select_n(&lax::eq(&probe, &probe), &[zeros_like(&g), g])
+    let probe = lax::gather(&zeros_of_aval(t), indices, dims.clone(), slice_sizes, mode);
+    lax::select_n(&lax::eq(&probe, &probe), &[zeros_of_aval(&g), g])
 }
 
 /// `x[..., perm[...], ...]` along `dim`: a gather whose other dimensions are batch dims.
@@ -375,7 +383,7 @@ pub(crate) fn prod_others(x: &Tensor, axes: &[usize]) -> Tensor {
     let perm: Vec<usize> = axes.iter().chain(&kept).copied().collect();
     let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
     if n == 0 {
-        return zeros_like(x);
+        return zeros_of_aval(x);
     }
     let mut flat_shape = vec![n];
     flat_shape.extend(kept.iter().map(|&d| x.shape()[d]));
@@ -400,8 +408,8 @@ pub(crate) fn prod_others(x: &Tensor, axes: &[usize]) -> Tensor {
         let (pb, ob) = split(&b);
         let others = lax::concatenate(
             &[
-                lax::mul(&oa, &broadcast_to(&pb, oa.shape())),
-                lax::mul(&ob, &broadcast_to(&pa, ob.shape())),
+                lax::mul(&oa, &explicit_broadcast(&pb, oa.shape())),
+                lax::mul(&ob, &explicit_broadcast(&pa, ob.shape())),
             ],
             0,
         );

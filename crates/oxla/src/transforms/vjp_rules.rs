@@ -4,7 +4,7 @@
 
 use super::jvp_rules::{
     binary_tangents, gather_or_zero, integer_pow_tangent, prod_others, take_along, unary_tangent,
-    zeros_like,
+    zeros_of_aval,
 };
 use crate::array::DType;
 use crate::core::Prim;
@@ -149,7 +149,7 @@ pub(crate) fn vjp(
             unreachable!("control flow's VJP is taken before the first cotangent is read")
         }
         Prim::SelectN => {
-            let zero = zeros_like(&ct);
+            let zero = zeros_of_aval(&ct);
             let case_ct = |i: usize| {
                 let cases: Vec<Tensor> = (1..ins.len())
                     .map(|j| if j == i { ct.clone() } else { zero.clone() })
@@ -185,7 +185,7 @@ pub(crate) fn vjp(
             ..
         } => {
             if ct.size() == 0 {
-                return vec![Some(zeros_like(x))];
+                return vec![Some(zeros_of_aval(x))];
             }
             let cfg: Vec<(i64, i64, i64)> = (0..x.ndim())
                 .map(|d| {
@@ -278,7 +278,7 @@ pub(crate) fn vjp(
             vec![cx, cy]
         }
         Prim::DynamicSlice { .. } => {
-            let mut a = vec![zeros_like(x), ct];
+            let mut a = vec![zeros_of_aval(x), ct];
             a.extend_from_slice(&ins[1..]);
             only(0, lin(Prim::DynamicUpdateSlice, &a))
         }
@@ -287,7 +287,7 @@ pub(crate) fn vjp(
             let idx = &ins[2..];
             let mut v = none();
             if active[0] {
-                let mut a = vec![ct.clone(), zeros_like(upd)];
+                let mut a = vec![ct.clone(), zeros_of_aval(upd)];
                 a.extend_from_slice(idx);
                 v[0] = Some(lin(Prim::DynamicUpdateSlice, &a));
             }
@@ -310,7 +310,10 @@ pub(crate) fn vjp(
             };
             // In the gather's own mode, as JAX transposes it: out-of-bounds indices that a
             // PROMISE_IN_BOUNDS gather clamped drop their cotangents, as XLA's scatter does.
-            only(0, lax::scatter_add(&zeros_like(x), &ins[1], &ct, sd, *mode))
+            only(
+                0,
+                lax::scatter_add(&zeros_of_aval(x), &ins[1], &ct, sd, *mode),
+            )
         }
         Prim::ScatterAdd { dims, mode } => {
             let upd = &ins[2];

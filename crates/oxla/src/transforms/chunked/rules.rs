@@ -114,7 +114,7 @@ pub(crate) fn vjp(
             act.iter()
                 .map(|&i| {
                     g[i].clone()
-                        .unwrap_or_else(|| crate::transforms::jvp_rules::zeros_like(&p[i]))
+                        .unwrap_or_else(|| crate::transforms::jvp_rules::zeros_of_aval(&p[i]))
                 })
                 .collect()
         })

@@ -1,4 +1,4 @@
-//! Matrix products: `matmul` (numpy's `@`) and `dot`.
+//! Matrix and vector products (numpy's section of that name): `matmul` (numpy's `@`) and `dot`.
 
 use super::promote_dtypes;
 use crate::core::Tensor;
