@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::array::{quietly, AllocError, Array, Buffer};
 use crate::core::tree::{Tree, TreeDef};
-use crate::core::{bind, is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
+use crate::core::{is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::memory::MemoryAnalysis;
 use kernel::Target;
@@ -386,16 +386,14 @@ impl Executable {
             let start = times.is_some().then(Instant::now);
             match step {
                 fuse::Step::Prim(i) => {
+                    // The primitive's own kernel, on operands the plan checked: not `bind`,
+                    // so no open trace can record it and no shape rule runs again.
                     let e = &j.eqns[*i];
-                    let ins: Vec<Tensor> = e
-                        .inputs
-                        .iter()
-                        .map(|a| Tensor::new(read(&env, a)))
-                        .collect();
-                    let outs = bind(e.prim.clone(), &ins, e.source);
+                    let ins: Vec<Array> = e.inputs.iter().map(|a| read(&env, a)).collect();
+                    let outs = e.prim.eval(&ins);
                     drop(ins);
-                    for (v, t) in e.outputs.iter().zip(outs) {
-                        env.insert(v.id, t.array().clone());
+                    for (v, a) in e.outputs.iter().zip(outs) {
+                        env.insert(v.id, a);
                     }
                 }
                 fuse::Step::Kernel(k) => {

@@ -61,21 +61,22 @@ impl Pairwise {
                 .zip(row(y, 0b110))
                 .or_else(|| row(y, 0b101).zip(row(x, 0b110)))
         };
-        let apply = |n: usize| match &k.nodes[n].op {
-            NodeOp::Apply { prim, args } => Some((prim, &args[..])),
-            _ => None,
+        let NodeOp::Apply { prim, args } = &k.nodes[k.nodes.len() - 1].op else {
+            return None;
         };
-        let root = k.nodes.len() - 1;
-        let (op, (a, b)) = match apply(root)? {
-            (Prim::Binary(BinaryOp::Mul), &[x, y]) if x != y => (PairOp::Product, operands(x, y)?),
-            (Prim::Binary(BinaryOp::Mul), &[d, e]) if d == e => {
-                (PairOp::SquaredDiff, difference(k, d, &operands)?)
+        // The root: `x * y`, `d * d`, `d ** 2` or `|d|` of a difference `d` of the rows.
+        let (op, (a, b)) = if let (Prim::Binary(BinaryOp::Mul), &[x, y]) = (prim, &args[..]) {
+            if x != y {
+                (PairOp::Product, operands(x, y)?)
+            } else {
+                (PairOp::SquaredDiff, difference(k, x, &operands)?)
             }
-            (Prim::IntegerPow { y: 2 }, &[d]) => {
-                (PairOp::SquaredDiff, difference(k, d, &operands)?)
-            }
-            (Prim::Unary(UnaryOp::Abs), &[d]) => (PairOp::AbsDiff, difference(k, d, &operands)?),
-            _ => return None,
+        } else if let (Prim::IntegerPow { y: 2 }, &[d]) = (prim, &args[..]) {
+            (PairOp::SquaredDiff, difference(k, d, &operands)?)
+        } else if let (Prim::Unary(UnaryOp::Abs), &[d]) = (prim, &args[..]) {
+            (PairOp::AbsDiff, difference(k, d, &operands)?)
+        } else {
+            return None;
         };
         // Nothing else may be computed: two loads, the difference, the root.
         let expected = if op == PairOp::Product { 3 } else { 4 };
@@ -198,13 +199,14 @@ fn difference(
     d: usize,
     operands: &dyn Fn(usize, usize) -> Option<(Rows, Rows)>,
 ) -> Option<(Rows, Rows)> {
-    match &k.nodes[d].op {
-        NodeOp::Apply {
-            prim: Prim::Binary(BinaryOp::Sub),
-            args,
-        } => operands(args[0], args[1]),
-        _ => None,
-    }
+    let NodeOp::Apply {
+        prim: Prim::Binary(BinaryOp::Sub),
+        args,
+    } = &k.nodes[d].op
+    else {
+        return None;
+    };
+    operands(args[0], args[1])
 }
 
 /// `sum_k f(a[r][k], b[c][k])` for 4 x 4 rows, [`W`] lanes at a time, each lane's partial

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use super::fuse::Step;
+use crate::core::prim::Kind;
 use crate::core::Prim;
 use crate::core::{Atom, ClosedJaxpr};
 use crate::memory::{BufferInfo, BufferKind, ChunkPlan, MemoryAnalysis};
@@ -102,7 +103,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         let (prim, source, view, input) = match step {
             Step::Prim(e) => {
                 let e = &j.eqns[*e];
-                let view = matches!(e.prim, Prim::Reshape { .. } | Prim::Squeeze { .. });
+                let view = matches!(e.prim.kind(), Kind::View);
                 (e.prim.name(), e.source, view, e.inputs.first())
             }
             Step::Kernel(k) => {

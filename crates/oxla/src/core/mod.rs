@@ -3,7 +3,7 @@
 pub(crate) mod control_flow;
 mod jaxpr;
 mod pretty;
-mod prim;
+pub(crate) mod prim;
 mod tensor;
 mod trace;
 pub mod tree;

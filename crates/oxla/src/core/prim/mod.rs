@@ -6,12 +6,15 @@
 //! rules its own module defines. Every `match` on [`Prim`] is exhaustive, so adding a
 //! primitive makes the compiler list every rule still owed.
 
+mod kind;
 mod params;
 mod rules;
 mod scratch;
 
 use std::fmt;
 use std::sync::Arc;
+
+pub(crate) use kind::{Kind, Remap};
 
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};

@@ -1,0 +1,135 @@
+//! The one classification of primitives the compiler reads: whether a primitive becomes
+//! lanes or index arithmetic inside a kernel, a view of its operand's buffer, a kernel's
+//! root, or a step of its own. Fusion, the values that need a buffer, the epilogue of a
+//! reduction and the memory plan's views all derive from [`Prim::kind`], an exhaustive
+//! match, so a new primitive is classified once, where the compiler asks for it.
+
+use super::Prim;
+use crate::prims::{GatherDims, GatherMode, Lanewise, ReduceOp};
+
+/// How the compiler treats a primitive (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind<'a> {
+    /// Elementwise: a kernel node computing lanes from its operands' lanes.
+    Lanewise(Lanewise),
+    /// `iota`: the index along `dimension`, computed in the kernel.
+    Iota {
+        /// The dimension that counts.
+        dimension: usize,
+    },
+    /// A read of its one operand at remapped indices, computed in the kernel.
+    Remap(Remap<'a>),
+    /// `reshape` and `squeeze`: the operand's row-major buffer read as a new shape. Run
+    /// alone, the result shares the operand's buffer; in a kernel, a load of the stored
+    /// operand at the result's own indices.
+    View,
+    /// `pad` without interior padding: the operand where the index is in range, the
+    /// padding value elsewhere.
+    Pad {
+        /// `(low, high, interior)` per dimension, interior all zero.
+        padding_config: &'a [(i64, i64, i64)],
+    },
+    /// `concatenate`: the operand whose range holds the index along `dimension`.
+    Concatenate {
+        /// The dimension joined along.
+        dimension: usize,
+    },
+    /// `gather` with clamped or promised-in-bounds indices: a load of the stored operand
+    /// at indices computed in the kernel.
+    Gather {
+        /// Dimension numbers.
+        dims: &'a GatherDims,
+        /// Window size in the operand.
+        slice_sizes: &'a [usize],
+    },
+    /// A sum, max or min over `axes`: the root of a kernel whose loops run over its
+    /// operand (for numeric results).
+    Reduce {
+        /// The monoid.
+        op: ReduceOp,
+        /// Axes reduced away.
+        axes: &'a [usize],
+    },
+    /// A step of its own: the primitive's own kernel runs on stored operands.
+    Alone,
+}
+
+/// How a [`Kind::Remap`] primitive maps the result's indices to its operand's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Remap<'a> {
+    /// `broadcast_in_dim`: operand dimension `i` is result dimension `dims[i]`.
+    Broadcast(&'a [usize]),
+    /// `transpose`: result dimension `i` is operand dimension `permutation[i]`.
+    Transpose(&'a [usize]),
+    /// `rev`: the listed dimensions read backwards.
+    Rev(&'a [usize]),
+    /// `slice`: index `i` reads `start + i * stride`.
+    Slice {
+        /// First index per dimension.
+        start: &'a [usize],
+        /// Step per dimension; `None` means all ones.
+        strides: Option<&'a [usize]>,
+    },
+}
+
+impl Prim {
+    /// How the compiler treats this primitive.
+    pub(crate) fn kind(&self) -> Kind<'_> {
+        match self {
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::SelectN
+            | Prim::ConvertElementType { .. }
+            | Prim::BitcastConvertType { .. } => {
+                Kind::Lanewise(self.lanewise().expect("an elementwise primitive"))
+            }
+            Prim::Iota { dimension, .. } => Kind::Iota {
+                dimension: *dimension,
+            },
+            Prim::BroadcastInDim {
+                broadcast_dimensions,
+                ..
+            } => Kind::Remap(Remap::Broadcast(broadcast_dimensions)),
+            Prim::Transpose { permutation } => Kind::Remap(Remap::Transpose(permutation)),
+            Prim::Rev { dimensions } => Kind::Remap(Remap::Rev(dimensions)),
+            Prim::Slice {
+                start_indices,
+                strides,
+                ..
+            } => Kind::Remap(Remap::Slice {
+                start: start_indices,
+                strides: strides.as_deref(),
+            }),
+            Prim::Reshape { .. } | Prim::Squeeze { .. } => Kind::View,
+            Prim::Pad { padding_config } if padding_config.iter().all(|p| p.2 == 0) => {
+                Kind::Pad { padding_config }
+            }
+            Prim::Concatenate { dimension } => Kind::Concatenate {
+                dimension: *dimension,
+            },
+            Prim::Gather {
+                dims,
+                slice_sizes,
+                mode,
+            } if *mode != GatherMode::FillOrDrop => Kind::Gather { dims, slice_sizes },
+            Prim::Reduce {
+                op: op @ (ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min),
+                axes,
+            } => Kind::Reduce { op: *op, axes },
+            Prim::Pad { .. }
+            | Prim::Gather { .. }
+            | Prim::Reduce { .. }
+            | Prim::StopGradient
+            | Prim::ArgReduce { .. }
+            | Prim::Cumsum { .. }
+            | Prim::DotGeneral { .. }
+            | Prim::DynamicSlice { .. }
+            | Prim::DynamicUpdateSlice
+            | Prim::ScatterAdd { .. }
+            | Prim::Sort { .. }
+            | Prim::Threefry2x32
+            | Prim::Control(_) => Kind::Alone,
+        }
+    }
+}
