@@ -3,6 +3,7 @@
 //! is never computed.
 
 use super::Pass;
+use crate::array::{Array, DType};
 use crate::core::{Atom, Eqn};
 use crate::prims::{BinaryOp, Prim, ReduceOp};
 
@@ -69,14 +70,25 @@ impl Pass {
             source: e.source,
         });
         let summed = self.sub(&Atom::Var(summed));
-        let factor = crate::numpy::scalar_tensor(factor as f64, dtype);
         self.rewrite(Eqn {
             prim: Prim::Binary(BinaryOp::Mul),
-            inputs: vec![summed, Atom::Lit(factor.array().clone())],
+            inputs: vec![summed, Atom::Lit(count(factor, dtype))],
             outputs: e.outputs.clone(),
             source: e.source,
         });
         true
+    }
+}
+
+/// `n` as a rank-0 array of `dtype`.
+fn count(n: usize, dtype: DType) -> Array {
+    let v = n as f64;
+    match dtype {
+        DType::Bool => Array::scalar(v != 0.0),
+        DType::I32 => Array::scalar(v as i32),
+        DType::U32 => Array::scalar(v as u32),
+        DType::F32 => Array::scalar(v as f32),
+        DType::F64 => Array::scalar(v),
     }
 }
 
