@@ -7,15 +7,23 @@
 //! rules that transform the body and stage a new loop. Reverse mode recomputes each step's
 //! forward pass inside the backward body, so it holds one step's residuals at a time.
 
-/// Equality by identity, and a `Debug` text that starts with it, for a control-flow
-/// primitive's parameters: two are one primitive only if they are one object (bodies are
-/// not compared), and the compiler's common-subexpression key is that text, so two loops
-/// with equal parameters are never merged.
+/// Equality and hashing by identity, and a `Debug` text that starts with it, for a
+/// control-flow primitive's parameters: two are one primitive only if they are one object
+/// (bodies are not compared), so the compiler never merges two loops with equal parameters
+/// as common subexpressions.
 macro_rules! identity {
     ($t:ty, $($field:ident),*) => {
         impl PartialEq for $t {
             fn eq(&self, other: &Self) -> bool {
                 std::ptr::eq(self, other)
+            }
+        }
+
+        impl Eq for $t {}
+
+        impl std::hash::Hash for $t {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                std::ptr::hash(self, state)
             }
         }
 

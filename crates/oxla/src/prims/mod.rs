@@ -30,7 +30,7 @@ pub use reduce::{ArgOp, ReduceOp};
 pub(crate) use view::with_dtype;
 
 /// A primitive operation with its parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Prim {
     /// Elementwise function of one operand (`exp`, `neg`, ...).
     Unary(UnaryOp),

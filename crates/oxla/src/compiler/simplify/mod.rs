@@ -43,7 +43,8 @@ struct Pass {
     known: HashMap<u32, Array>,
     /// The equation that produced each variable (after rewriting).
     producer: HashMap<u32, Eqn>,
-    cse: HashMap<String, Vec<Var>>,
+    /// The results of each computation emitted so far.
+    cse: HashMap<redundant::CseKey, Vec<Var>>,
     eqns: Vec<Eqn>,
     constvars: Vec<Var>,
     consts: Vec<Tensor>,

@@ -3,24 +3,51 @@
 
 use std::collections::HashSet;
 
+use smallvec::SmallVec;
+
 use super::Pass;
+use crate::array::DType;
 use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
+use crate::prims::Prim;
+
+/// What makes two equations one computation: the primitive with its parameters, and the
+/// operands. Equations of equal keys compute equal values. A control-flow primitive's
+/// parameters compare by identity, so two loops are one only if they are one object.
+#[derive(PartialEq, Eq, Hash)]
+pub(super) struct CseKey {
+    prim: Prim,
+    inputs: Vec<Operand>,
+}
+
+/// An operand, as a [`CseKey`] compares it.
+#[derive(PartialEq, Eq, Hash)]
+enum Operand {
+    /// A variable, by id.
+    Var(u32),
+    /// A rank-0 literal, by dtype and the bytes of its value: two literals are one only if
+    /// their bits are equal, so `0.0` and `-0.0` stay two values and a NaN is one only with
+    /// a NaN of the same bits (the merging of the `Debug`-text key this replaced).
+    Lit(DType, SmallVec<[u8; 8]>),
+}
+
+impl CseKey {
+    /// The key of `e`, whose operands are already substituted.
+    fn of(e: &Eqn) -> CseKey {
+        let inputs = e.inputs.iter().map(|a| match a {
+            Atom::Var(v) => Operand::Var(v.id),
+            Atom::Lit(l) => Operand::Lit(l.dtype(), SmallVec::from_slice(l.as_bytes())),
+        });
+        CseKey {
+            prim: e.prim.clone(),
+            inputs: inputs.collect(),
+        }
+    }
+}
 
 impl Pass {
     /// Appends `e`, or aliases its results to those of an equal equation emitted before.
     pub(super) fn emit(&mut self, e: Eqn) {
-        let key = format!(
-            "{:?}|{}",
-            e.prim,
-            e.inputs
-                .iter()
-                .map(|a| match a {
-                    Atom::Var(v) => format!("v{}", v.id),
-                    Atom::Lit(l) => format!("{}{:?}", l.dtype(), l.as_bytes()),
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let key = CseKey::of(&e);
         if let Some(prev) = self.cse.get(&key).cloned() {
             for (o, p) in e.outputs.iter().zip(prev) {
                 self.alias(o, Atom::Var(p));
@@ -83,6 +110,7 @@ mod tests {
     const MUL: Prim = Prim::Binary(BinaryOp::Mul);
     const MAX: Prim = Prim::Binary(BinaryOp::Max);
     const ADD: Prim = Prim::Binary(BinaryOp::Add);
+    const MIN: Prim = Prim::Binary(BinaryOp::Min);
 
     #[test]
     fn cse_merges_equal_equations() {
@@ -114,25 +142,35 @@ mod tests {
 
     #[test]
     fn cse_keeps_equations_of_other_operands() {
-        // Literals are compared by dtype and bits: `0.0` and `-0.0` are two values.
+        let f = |(x, y): (Tensor, Tensor)| (op(EXP, &[&x]), op(EXP, &[&y]));
+        let text = "\
+{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = exp a; d:f32[3] = exp b in (c, d) }";
+        assert_unchanged(f, (arg(&[3]), arg(&[3])), text);
+    }
+
+    #[test]
+    fn cse_compares_literals_by_bits() {
         let (zero, minus_zero) = (Tensor::scalar(0.0f32), Tensor::scalar(-0.0f32));
-        let f = |(x, y): (Tensor, Tensor)| {
-            let (a, b) = (op(EXP, &[&x]), op(EXP, &[&y]));
-            let (c, d) = (op(MAX, &[&a, &zero]), op(MAX, &[&a, &minus_zero]));
-            (b, op(ADD, &[&c, &d]))
+        let nan = Tensor::scalar(f32::NAN);
+        let f = |x: Tensor| {
+            let (a, b) = (op(MAX, &[&x, &zero]), op(MAX, &[&x, &minus_zero]));
+            let (c, d) = (op(MIN, &[&x, &nan]), op(MIN, &[&x, &nan]));
+            (a, b, c, d)
         };
-        assert_unchanged(
-            f,
-            (arg(&[3]), arg(&[3])),
-            "\
-{ lambda ; a:f32[3] b:f32[3]. let
-    c:f32[3] = exp a
-    d:f32[3] = exp b
-    e:f32[3] = max c 0.0:f32[]
-    f:f32[3] = max c -0.0:f32[]
-    g:f32[3] = add e f
-  in (d, g) }",
-        );
+        let before = "\
+{ lambda ; a:f32[3]. let
+    b:f32[3] = max a 0.0:f32[]
+    c:f32[3] = max a -0.0:f32[]
+    d:f32[3] = min a nan:f32[]
+    e:f32[3] = min a nan:f32[]
+  in (b, c, d, e) }";
+        let after = "\
+{ lambda ; a:f32[3]. let
+    b:f32[3] = max a 0.0:f32[]
+    c:f32[3] = max a -0.0:f32[]
+    d:f32[3] = min a nan:f32[]
+  in (b, c, d, d) }";
+        assert_simplifies(f, arg(&[3]), before, after);
     }
 
     #[test]
