@@ -206,6 +206,17 @@ fn fori_loop_runs_and_differentiates() {
 }
 
 #[test]
+fn two_loops_of_one_body_stay_two_once_compiled() {
+    // The compiler merges equal equations, but compares loops by identity: two loops of
+    // equal bodies on one operand are two primitives.
+    let body = |(_, v): (Tensor, Tensor)| jnp::sin(&v);
+    let f = move |v: Tensor| lax::fori_loop(0, 3, body, v.clone()) + lax::fori_loop(0, 3, body, v);
+    let c = jit(f).lower(&jnp::ones(&[4])).unwrap().compile().unwrap();
+    let text = c.jaxpr().to_string();
+    assert_eq!(text.matches("scan[").count(), 2, "{text}");
+}
+
+#[test]
 fn lax_map_equals_vmap_for_every_batch_size() {
     let xs = normal(12, &[10, 3]);
     let f = |x: Tensor| jnp::exp(&x).sum(None);

@@ -1,7 +1,7 @@
 //! `jit`: compiling a function per input avals, with its memory plan known before it runs.
 //!
 //! `jit(f)` traces `f` at the avals of its arguments, simplifies the jaxpr
-//! (`simplify.rs`), plans its memory (`plan.rs`) and caches the
+//! (`simplify/`), plans its memory (`plan.rs`) and caches the
 //! executable by input avals. Called inside another trace (`vmap(jit(f))`, `grad(jit(f))`,
 //! `make_jaxpr`), it traces `f` into that trace instead, so the outermost `jit` compiles the
 //! whole program.

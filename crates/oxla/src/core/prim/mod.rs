@@ -21,7 +21,7 @@ use crate::array::{DType, Shape};
 use crate::prims::{ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, UnaryOp};
 
 /// A primitive operation with its parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Prim {
     /// Elementwise function of one operand (`exp`, `neg`, ...).
     Unary(UnaryOp),
