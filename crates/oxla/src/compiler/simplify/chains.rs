@@ -7,9 +7,9 @@
 use super::dot::swaps_dot_operands;
 use super::Pass;
 use crate::array::Array;
+use crate::core::Prim;
 use crate::core::{Atom, Eqn};
 use crate::prims::ReduceOp;
-use crate::core::Prim;
 
 impl Pass {
     /// Merges chains of reshapes, transposes and broadcasts, and sums of broadcasts.
@@ -25,66 +25,82 @@ impl Pass {
         let Some(inner) = self.producer.get(&v.id).cloned() else {
             return false;
         };
-        let replaced = match (&e.prim, &inner.prim) {
-            (Prim::Reshape { new_sizes }, Prim::Reshape { .. } | Prim::Squeeze { .. }) => Some((
+        let pair = (&e.prim, &inner.prim);
+        let replaced = if let (
+            Prim::Reshape { new_sizes },
+            Prim::Reshape { .. } | Prim::Squeeze { .. },
+        ) = pair
+        {
+            Some((
                 Prim::Reshape {
                     new_sizes: new_sizes.clone(),
                 },
                 vec![inner.inputs[0].clone()],
-            )),
-            (
-                Prim::Transpose { permutation },
-                Prim::DotGeneral {
-                    contracting,
-                    batch,
-                    preferred_element_type,
-                },
-            ) if swaps_dot_operands(permutation, &inner) => Some((
-                // The product's free dimensions swapped are the product of the swapped
-                // operands: no transposed copy.
-                Prim::DotGeneral {
-                    contracting: (contracting.1.clone(), contracting.0.clone()),
-                    batch: (batch.1.clone(), batch.0.clone()),
-                    preferred_element_type: *preferred_element_type,
-                },
-                vec![inner.inputs[1].clone(), inner.inputs[0].clone()],
-            )),
-            (Prim::Transpose { permutation: p2 }, Prim::Transpose { permutation: p1 }) => Some((
+            ))
+        } else if let (
+            Prim::Transpose { permutation },
+            Prim::DotGeneral {
+                contracting,
+                batch,
+                preferred_element_type,
+            },
+        ) = pair
+        {
+            swaps_dot_operands(permutation, &inner).then(|| {
+                (
+                    // The product's free dimensions swapped are the product of the swapped
+                    // operands: no transposed copy.
+                    Prim::DotGeneral {
+                        contracting: (contracting.1.clone(), contracting.0.clone()),
+                        batch: (batch.1.clone(), batch.0.clone()),
+                        preferred_element_type: *preferred_element_type,
+                    },
+                    vec![inner.inputs[1].clone(), inner.inputs[0].clone()],
+                )
+            })
+        } else if let (Prim::Transpose { permutation: p2 }, Prim::Transpose { permutation: p1 }) =
+            pair
+        {
+            Some((
                 Prim::Transpose {
                     permutation: p2.iter().map(|&i| p1[i]).collect(),
                 },
                 vec![inner.inputs[0].clone()],
-            )),
-            (
-                Prim::BroadcastInDim {
-                    shape,
-                    broadcast_dimensions: d2,
-                },
-                Prim::BroadcastInDim {
-                    broadcast_dimensions: d1,
-                    ..
-                },
-            ) => Some((
+            ))
+        } else if let (
+            Prim::BroadcastInDim {
+                shape,
+                broadcast_dimensions: d2,
+            },
+            Prim::BroadcastInDim {
+                broadcast_dimensions: d1,
+                ..
+            },
+        ) = pair
+        {
+            Some((
                 Prim::BroadcastInDim {
                     shape: shape.clone(),
                     broadcast_dimensions: d1.iter().map(|&i| d2[i]).collect(),
                 },
                 vec![inner.inputs[0].clone()],
-            )),
-            (
-                Prim::Reduce {
-                    op: ReduceOp::Sum,
-                    axes,
-                },
-                Prim::BroadcastInDim {
-                    shape,
-                    broadcast_dimensions,
-                },
-            ) => return self.sum_of_broadcast(e, axes, &inner, shape, broadcast_dimensions),
-            (Prim::Reduce { op, axes }, Prim::Gather { .. }) => {
-                return self.reduce_of_gather(e, *op, axes, &inner)
-            }
-            _ => None,
+            ))
+        } else if let (
+            Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            },
+            Prim::BroadcastInDim {
+                shape,
+                broadcast_dimensions,
+            },
+        ) = pair
+        {
+            return self.sum_of_broadcast(e, axes, &inner, shape, broadcast_dimensions);
+        } else if let (Prim::Reduce { op, axes }, Prim::Gather { .. }) = pair {
+            return self.reduce_of_gather(e, *op, axes, &inner);
+        } else {
+            None
         };
         match replaced {
             Some((prim, inputs)) => {

@@ -4,9 +4,9 @@
 
 use super::Pass;
 use crate::array::DType;
+use crate::core::Prim;
 use crate::core::{Atom, Aval, Eqn};
 use crate::prims::BinaryOp;
-use crate::core::Prim;
 
 impl Pass {
     /// `dot_general` of a transposed operand contracts the untransposed one with remapped
@@ -196,7 +196,7 @@ pub(super) fn swaps_dot_operands(perm: &[usize], dot: &Eqn) -> bool {
 mod tests {
     use super::super::testing::{arg, assert_simplifies, assert_unchanged, op};
     use crate::core::Tensor;
-    
+
     /// `dot_general` contracting `lhs` dimensions with `rhs` ones, without batch dimensions.
     fn dot(x: &Tensor, y: &Tensor, lhs: &[usize], rhs: &[usize]) -> Tensor {
         let prim = Prim::DotGeneral {

@@ -2,9 +2,9 @@
 //! dimension reduces the operand first and gathers from the smaller result.
 
 use super::Pass;
+use crate::core::Prim;
 use crate::core::{Atom, Eqn};
 use crate::prims::{GatherDims, GatherMode, ReduceOp};
-use crate::core::Prim;
 
 impl Pass {
     /// A reduction over gathered window dimensions that span the whole of their operand

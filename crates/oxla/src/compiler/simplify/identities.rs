@@ -3,9 +3,9 @@
 //! `neg(neg(x))`, a view that changes nothing) is replaced by it.
 
 use super::Pass;
+use crate::core::Prim;
 use crate::core::{Atom, Eqn, Tensor};
 use crate::prims::{BinaryOp, UnaryOp};
-use crate::core::Prim;
 
 /// Largest result (in elements) that constant folding computes at compile time.
 const FOLD_LIMIT: usize = 4096;
@@ -49,26 +49,51 @@ impl Pass {
             Prim::Binary(op) => {
                 let (a, b) = (&e.inputs[0], &e.inputs[1]);
                 let (sa, sb) = (self.scalar(a), self.scalar(b));
-                match op {
-                    BinaryOp::Add if sb == Some(0.0) && same(a) => Some(a.clone()),
-                    BinaryOp::Add if sa == Some(0.0) && same(b) => Some(b.clone()),
-                    BinaryOp::Sub if sb == Some(0.0) && same(a) => Some(a.clone()),
-                    BinaryOp::Mul | BinaryOp::Div if sb == Some(1.0) && same(a) => Some(a.clone()),
-                    BinaryOp::Mul if sa == Some(1.0) && same(b) => Some(b.clone()),
-                    _ => None,
+                // The neutral operand on each side: `x + 0`, `0 + x`, `x - 0`, `x * 1`,
+                // `1 * x`, `x / 1`.
+                let (left, right) = match op {
+                    BinaryOp::Add => (Some(0.0), Some(0.0)),
+                    BinaryOp::Sub => (None, Some(0.0)),
+                    BinaryOp::Mul => (Some(1.0), Some(1.0)),
+                    BinaryOp::Div => (None, Some(1.0)),
+                    BinaryOp::Rem
+                    | BinaryOp::Pow
+                    | BinaryOp::Max
+                    | BinaryOp::Min
+                    | BinaryOp::Nextafter
+                    | BinaryOp::Eq
+                    | BinaryOp::Ne
+                    | BinaryOp::Lt
+                    | BinaryOp::Le
+                    | BinaryOp::Gt
+                    | BinaryOp::Ge
+                    | BinaryOp::And
+                    | BinaryOp::Or
+                    | BinaryOp::Xor
+                    | BinaryOp::ShiftLeft
+                    | BinaryOp::ShiftRightLogical => (None, None),
+                };
+                if right.is_some() && sb == right && same(a) {
+                    Some(a.clone())
+                } else if left.is_some() && sa == left && same(b) {
+                    Some(b.clone())
+                } else {
+                    None
                 }
             }
-            Prim::Unary(UnaryOp::Neg) => match &e.inputs[0] {
-                Atom::Var(v) => match self.producer.get(&v.id) {
-                    Some(Eqn {
-                        prim: Prim::Unary(UnaryOp::Neg),
-                        inputs,
-                        ..
-                    }) => Some(inputs[0].clone()),
-                    _ => None,
-                },
-                Atom::Lit(_) => None,
-            },
+            Prim::Unary(UnaryOp::Neg) => {
+                let inner = e.inputs[0].var().and_then(|v| self.producer.get(&v.id));
+                if let Some(Eqn {
+                    prim: Prim::Unary(UnaryOp::Neg),
+                    inputs,
+                    ..
+                }) = inner
+                {
+                    Some(inputs[0].clone())
+                } else {
+                    None
+                }
+            }
             Prim::StopGradient => x,
             Prim::ConvertElementType { .. }
             | Prim::Reshape { .. }
@@ -84,14 +109,25 @@ impl Pass {
             Prim::Rev { dimensions } => x.filter(|_| dimensions.is_empty()),
             Prim::Reduce { axes, .. } => x.filter(|_| axes.is_empty()),
             Prim::Concatenate { .. } => x.filter(|_| e.inputs.len() == 1),
-            Prim::SelectN => match self.scalar(&e.inputs[0]) {
-                Some(w) if e.inputs.len() > 1 => {
-                    let case = e.inputs[1 + (w as usize).min(e.inputs.len() - 2)].clone();
-                    Some(case).filter(same)
-                }
-                _ => None,
-            },
-            _ => None,
+            Prim::SelectN => self
+                .scalar(&e.inputs[0])
+                .filter(|_| e.inputs.len() > 1)
+                .map(|w| e.inputs[1 + (w as usize).min(e.inputs.len() - 2)].clone())
+                .filter(same),
+            Prim::Unary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::BitcastConvertType { .. }
+            | Prim::Iota { .. }
+            | Prim::ArgReduce { .. }
+            | Prim::Cumsum { .. }
+            | Prim::DotGeneral { .. }
+            | Prim::DynamicSlice { .. }
+            | Prim::DynamicUpdateSlice
+            | Prim::Gather { .. }
+            | Prim::ScatterAdd { .. }
+            | Prim::Sort { .. }
+            | Prim::Threefry2x32
+            | Prim::Control(_) => None,
         };
         match pick {
             Some(a) => {
@@ -109,10 +145,12 @@ impl Pass {
             return false;
         };
         let out = &e.outputs[0];
-        let neutral = match op {
-            BinaryOp::Mul => 1.0,
-            BinaryOp::Add => 0.0,
-            _ => return false,
+        let neutral = if op == BinaryOp::Mul {
+            1.0
+        } else if op == BinaryOp::Add {
+            0.0
+        } else {
+            return false;
         };
         let (a, b) = (&e.inputs[0], &e.inputs[1]);
         let x = if self.scalar(b) == Some(neutral) {

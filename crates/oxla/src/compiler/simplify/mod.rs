@@ -21,8 +21,8 @@ mod redundant;
 use std::collections::HashMap;
 
 use crate::array::{Array, DType};
-use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
 use crate::core::Prim;
+use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
 
 /// Simplifies `cj` until nothing changes.
 pub(crate) fn simplify(mut cj: ClosedJaxpr) -> ClosedJaxpr {
@@ -129,14 +129,15 @@ impl Pass {
             return vals.iter().all(|&x| x == first).then_some(first);
         }
         let Atom::Var(v) = a else { return None };
-        match self.producer.get(&v.id) {
-            Some(Eqn {
-                prim: Prim::BroadcastInDim { .. },
-                inputs,
-                ..
-            }) => self.scalar(&inputs[0]),
-            _ => None,
-        }
+        let Some(Eqn {
+            prim: Prim::BroadcastInDim { .. },
+            inputs,
+            ..
+        }) = self.producer.get(&v.id)
+        else {
+            return None;
+        };
+        self.scalar(&inputs[0])
     }
 
     /// A new variable, numbered after every variable of the jaxpr.
@@ -179,7 +180,7 @@ mod testing {
 
     use crate::array::{Array, DType};
     use crate::core::{bind, make_jaxpr, Tensor};
-        use crate::tree::Tree;
+    use crate::tree::Tree;
 
     /// The one result of `prim` applied to `xs`.
     #[track_caller]

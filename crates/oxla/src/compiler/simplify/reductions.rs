@@ -4,9 +4,9 @@
 
 use super::Pass;
 use crate::array::{Array, DType};
+use crate::core::Prim;
 use crate::core::{Atom, Eqn};
 use crate::prims::{BinaryOp, ReduceOp};
-use crate::core::Prim;
 
 impl Pass {
     /// `sum(broadcast(z), axes)` over axes the broadcast created (or expanded from size 1)
