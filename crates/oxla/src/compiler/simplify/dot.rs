@@ -195,6 +195,7 @@ pub(super) fn swaps_dot_operands(perm: &[usize], dot: &Eqn) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{arg, assert_simplifies, assert_unchanged, op};
+    use crate::core::Prim;
     use crate::core::Tensor;
 
     /// `dot_general` contracting `lhs` dimensions with `rhs` ones, without batch dimensions.

@@ -126,6 +126,7 @@ impl Pass {
 mod tests {
     use super::super::testing::{arg, assert_simplifies, assert_unchanged, op};
     use crate::array::{Array, DType};
+    use crate::core::Prim;
     use crate::core::Tensor;
     use crate::prims::{GatherDims, GatherMode, ReduceOp};
 

@@ -187,6 +187,7 @@ impl Pass {
 mod tests {
     use super::super::testing::{arg, assert_simplifies, assert_unchanged, op};
     use crate::array::shape_of;
+    use crate::core::Prim;
     use crate::core::Tensor;
     use crate::prims::{BinaryOp, UnaryOp};
 

@@ -179,8 +179,8 @@ mod testing {
     use std::panic::Location;
 
     use crate::array::{Array, DType};
-    use crate::core::{bind, make_jaxpr, Tensor};
-    use crate::tree::Tree;
+    use crate::core::tree::Tree;
+    use crate::core::{bind, make_jaxpr, Prim, Tensor};
 
     /// The one result of `prim` applied to `xs`.
     #[track_caller]

@@ -97,6 +97,7 @@ fn count(n: usize, dtype: DType) -> Array {
 mod tests {
     use super::super::testing::{arg, assert_simplifies, assert_unchanged, op};
     use crate::array::shape_of;
+    use crate::core::Prim;
     use crate::core::Tensor;
     use crate::prims::ReduceOp;
 

@@ -103,6 +103,7 @@ pub(super) fn dce(cj: ClosedJaxpr) -> ClosedJaxpr {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{arg, assert_simplifies, assert_unchanged, op};
+    use crate::core::Prim;
     use crate::core::Tensor;
     use crate::prims::{BinaryOp, UnaryOp};
 
