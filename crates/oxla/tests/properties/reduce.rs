@@ -128,7 +128,7 @@ proptest! {
         let cases: [(&str, f64, Combine); 3] =
             [("sum", 0.0, |a, b| a + b), ("max", lo, nan_max), ("min", hi, nan_min)];
         // jnp.max and jnp.min over an empty axis raise in JAX, and panic in oxla
-        // (tests/jax_semantics.rs); only the sum has an identity to compare.
+        // (tests/jax_semantics/); only the sum has an identity to compare.
         let empty = ax.iter().any(|&d| x.shape()[d] == 0);
         for (name, init, f) in cases {
             if empty && name != "sum" {
