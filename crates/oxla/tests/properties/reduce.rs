@@ -11,8 +11,8 @@ use proptest::prelude::*;
 use proptest::sample::{select, subsequence};
 
 use crate::support::{
-    config, drop_axes, expect, expect_close, expect_values, flat, indices, jit, numel, shape_s,
-    tensor, Rng, Vals, CASES,
+    config, drop_axes, expect, expect_close, expect_values, flat, indices, jit, lines_along, numel,
+    shape_s, tensor, Rng, Vals, CASES,
 };
 
 /// A tensor and a random list of its axes (each possibly negative).
@@ -217,22 +217,7 @@ proptest! {
             // The reference: the first extremum (a NaN, if any) along each line.
             let (lines, out_shape) = match ax {
                 None => (vec![(0..n).collect::<Vec<usize>>()], vec![]),
-                Some(a) => {
-                    let out = drop_axes(&shape, &[a]);
-                    let lines = indices(&out)
-                        .into_iter()
-                        .map(|o| {
-                            (0..shape[a])
-                                .map(|k| {
-                                    let mut i = o.clone();
-                                    i.insert(a, k);
-                                    flat(&i, &shape)
-                                })
-                                .collect()
-                        })
-                        .collect();
-                    (lines, out)
-                }
+                Some(a) => (lines_along(&shape, a), drop_axes(&shape, &[a])),
             };
             let want: Vec<i32> = lines
                 .iter()

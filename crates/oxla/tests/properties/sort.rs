@@ -7,9 +7,7 @@ use oxla::numpy as jnp;
 use oxla::{lax, Tensor};
 use proptest::prelude::*;
 
-use crate::support::{
-    config, drop_axes, expect, flat, indices, jit, jit_many, numel, shape_s, Rng, CASES,
-};
+use crate::support::{config, expect, jit, jit_many, lines_along, numel, shape_s, Rng, CASES};
 
 proptest! {
     #![proptest_config(config(CASES))]
@@ -29,22 +27,6 @@ proptest! {
         let x = Tensor::from_vec(keys.clone(), &shape);
         let k2 = Tensor::from_vec(keys2.clone(), &shape);
         let pos = Tensor::from_vec((0..n as i32).collect::<Vec<i32>>(), &shape);
-        // Lines along `dim` as lists of flat positions.
-        let lines = |dim: usize| -> Vec<Vec<usize>> {
-            let out = drop_axes(&shape, &[dim]);
-            indices(&out)
-                .into_iter()
-                .map(|o| {
-                    (0..shape[dim])
-                        .map(|k| {
-                            let mut i = o.clone();
-                            i.insert(dim, k);
-                            flat(&i, &shape)
-                        })
-                        .collect()
-                })
-                .collect()
-        };
         // The reference: a stable sort by (key, key2) with -0.0 == 0.0 and NaNs last.
         let by_key = |p: usize, q: usize| -> std::cmp::Ordering {
             let (a, b) = (keys[p], keys[q]);
@@ -76,7 +58,7 @@ proptest! {
                 );
                 let mut want_keys = vec![0.0f32; n];
                 let mut want_pos = vec![0i32; n];
-                for line in lines(dim) {
+                for line in lines_along(&shape, dim) {
                     for (slot, src) in line.iter().zip(order(&line, two_keys)) {
                         want_keys[*slot] = keys[src];
                         want_pos[*slot] = src as i32;
@@ -88,7 +70,7 @@ proptest! {
             let got = jit(|a| jnp::sort(&a[0], Some(dim as isize - shape.len() as isize)),
                           from_ref(&x));
             let mut want = vec![0.0f32; n];
-            for line in lines(dim) {
+            for line in lines_along(&shape, dim) {
                 for (slot, src) in line.iter().zip(order(&line, false)) {
                     want[*slot] = keys[src];
                 }

@@ -22,6 +22,7 @@ pub fn config(cases: u32) -> ProptestConfig {
         ..ProptestConfig::default()
     }
 }
+
 pub const ALL_DTYPES: [DType; 5] = [DType::Bool, DType::I32, DType::U32, DType::F32, DType::F64];
 
 // Index arithmetic of the reference.
@@ -30,7 +31,7 @@ pub fn numel(shape: &[usize]) -> usize {
     shape.iter().product()
 }
 
-pub fn strides(shape: &[usize]) -> Vec<usize> {
+fn strides(shape: &[usize]) -> Vec<usize> {
     let mut st = vec![1; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         st[i] = st[i + 1] * shape[i + 1];
@@ -52,6 +53,23 @@ pub fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
                 i /= shape[d];
             }
             idx
+        })
+        .collect()
+}
+
+/// The lines of `shape` along `dim`, each as the flat positions of its elements, in the
+/// row-major order of the other dimensions.
+pub fn lines_along(shape: &[usize], dim: usize) -> Vec<Vec<usize>> {
+    indices(&drop_axes(shape, &[dim]))
+        .into_iter()
+        .map(|o| {
+            (0..shape[dim])
+                .map(|k| {
+                    let mut i = o.clone();
+                    i.insert(dim, k);
+                    flat(&i, shape)
+                })
+                .collect()
         })
         .collect()
 }
