@@ -1,6 +1,6 @@
 //! Chunked `vmap` never answers silently wrong or over budget: an output that truly does
 //! not depend on the mapped arguments may have `out_axes` `None` chunked or not (and its
-//! gradient is the unchunked one), a mapped one is refused either way (tests/errors.rs);
+//! gradient is the unchunked one), a mapped one is refused either way (tests/errors/);
 //! a `memory_budget` that one example at a time does not fit is `Err(OutOfMemory)` naming
 //! the budget and what one example needs, before anything runs.
 

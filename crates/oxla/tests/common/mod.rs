@@ -1,6 +1,6 @@
-//! Shared by the conformance tests against JAX (`golden.rs`, `golden_vmap.rs`): reading a
-//! case's committed `.npy` inputs and outputs, comparing leaves, running a program eagerly and
-//! through `make_jaxpr` + `eval_jaxpr`, and normalising jaxpr text.
+//! Shared by the conformance tests against JAX (`golden/`, `golden_ad/`, `golden_vmap/`):
+//! reading a case's committed `.npy` inputs and outputs, comparing leaves, running a program
+//! eagerly and through `make_jaxpr` + `eval_jaxpr`, and normalising jaxpr text.
 //!
 //! Comparison (`check_leaf`): same shape, same dtype, then values — exact for bool and integer
 //! leaves, bit-exact for float leaves compared with `Cmp::Bits` (PRNG outputs), and
