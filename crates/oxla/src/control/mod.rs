@@ -18,7 +18,7 @@ pub use while_loop::{while_loop, WhileSpec};
 use std::panic::Location;
 
 /// `lax::map(f, xs)`: `f` applied to each slice of `xs` along its leading axis, the results
-/// stacked; see [`crate::ops::map`].
+/// stacked; see [`lax_map`].
 pub struct LaxMap<F, A> {
     f: F,
     xs: A,

@@ -42,7 +42,7 @@ debug_by_identity!(WhileSpec, num_carry);
 
 /// `jax.lax.while_loop(cond_fn, body_fn, init)`: `body_fn` applied to the carry while
 /// `cond_fn` (a `bool` scalar) holds. Forward-mode differentiable; reverse mode panics (the
-/// trip count is unknown before it runs): use [`crate::ops::fori_loop`] or `scan`.
+/// trip count is unknown before it runs): use [`fori_loop`](super::fori_loop) or `scan`.
 ///
 /// ```
 /// use oxla::{lax, Tensor};

@@ -101,7 +101,7 @@ impl AxisTree {
                 c.iter().zip(d).all(|(c, d)| c.expand(d, out))
             }
             (AxisTree::Node(c), TreeDef::Some(d)) if c.len() == 1 => c[0].expand(d, out),
-            _ => false,
+            (AxisTree::Node(_), _) => false,
         }
     }
 }

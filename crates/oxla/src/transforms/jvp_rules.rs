@@ -102,7 +102,7 @@ pub(crate) fn integer_pow_tangent(x: &Tensor, y: i32, t: &Tensor) -> Tensor {
             let p = lax::integer_pow(x, 1 << 30);
             lax::div(&c(1.0, x), &lax::mul(x, &lax::mul(&p, &p)))
         }
-        _ => lax::integer_pow(x, y - 1),
+        y => lax::integer_pow(x, y - 1),
     };
     lax::mul(t, &lax::mul(&c(y as f64, x), &d))
 }
@@ -233,11 +233,9 @@ pub(crate) fn jvp(
         | Prim::Rev { .. }
         | Prim::Squeeze { .. }
         | Prim::Slice { .. }
-        | Prim::Cumsum { .. }
-        | Prim::Reduce {
-            op: ReduceOp::Sum, ..
-        } => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
+        | Prim::Cumsum { .. } => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
         Prim::Reduce { op, axes } => match op {
+            ReduceOp::Sum => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
             ReduceOp::Max | ReduceOp::Min => vec![t0.map(|t| {
                 // The tangent at the chosen elements, averaged over ties.
                 let kept: Vec<usize> = (0..x.ndim()).filter(|d| !axes.contains(d)).collect();
@@ -251,7 +249,7 @@ pub(crate) fn jvp(
                 vec![t0
                     .map(|t| lax::reduce(&lax::mul(t, &prod_others(x, axes)), ReduceOp::Sum, axes))]
             }
-            _ => vec![None],
+            ReduceOp::And | ReduceOp::Or => vec![None],
         },
         Prim::Pad { .. } => {
             if tangents.iter().all(Option::is_none) {

@@ -245,7 +245,7 @@ pub(crate) fn vjp(
                     vec![Some(lax::mul(&spread(&lax::div(&ct, &count)), &hit))]
                 }
                 ReduceOp::Prod => vec![Some(lax::mul(&spread(&ct), &prod_others(x, axes)))],
-                _ => none(),
+                ReduceOp::And | ReduceOp::Or => none(),
             }
         }
         Prim::Cumsum { axis, reverse } => vec![Some(lax::cumsum(&ct, *axis, !reverse))],

@@ -60,9 +60,10 @@ pub(crate) fn chunk_for_budget(
         let mut own = plan.analysis().clone();
         own.largest
             .retain(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output));
-        let largest = match own.out_of_memory(budget) {
-            Error::OutOfMemory { largest, .. } => largest,
-            _ => String::from("-"),
+        let largest = if let Error::OutOfMemory { largest, .. } = own.out_of_memory(budget) {
+            largest
+        } else {
+            String::from("-")
         };
         Footprint {
             operands,

@@ -276,10 +276,11 @@ impl MapSpec {
         derive: &dyn Fn(&ClosedJaxpr, usize) -> ClosedJaxpr,
     ) -> Vec<Tensor> {
         let trace = |c: usize| {
-            let own = match &self.tail {
-                Some(tail) if c != self.chunk => tail,
-                _ => &self.body,
-            };
+            let own = self
+                .tail
+                .as_ref()
+                .filter(|_| c != self.chunk)
+                .unwrap_or(&self.body);
             derive(own, c)
         };
         stage(
