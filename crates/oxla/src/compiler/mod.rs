@@ -127,9 +127,10 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
             .chunks
             .iter()
             .find(|c| c.source == source)
-            .map(|c| c.chunk);
-        match k {
-            Some(k) if k < map.chunk && a.peak_bytes <= limit => format!(
+            .map(|c| c.chunk)
+            .filter(|&k| k < map.chunk && a.peak_bytes <= limit);
+        k.map_or_else(String::new, |k| {
+            format!(
                 "; the chunked map at {}:{}:{} fits in chunks of {k} \
                  (vmap(..).chunk_size({k}) or lax::map(..).batch_size({k})): \
                  planned so, the call needs {}",
@@ -137,9 +138,8 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 source.line(),
                 source.column(),
                 crate::memory::format_bytes(a.peak_bytes)
-            ),
-            _ => String::new(),
-        }
+            )
+        })
     }
 
     /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).
@@ -398,16 +398,18 @@ impl Executable {
                 }
                 fuse::Step::Kernel(k) => {
                     let ins: Vec<Array> = k.inputs.iter().map(|v| env[&v.id].clone()).collect();
-                    let target = match (plan.in_place[i], plan.reuse[i], spare.take()) {
-                        (Some(slot), _, _) => {
-                            // The buffer dies here: let the kernel hold its only reference.
-                            for id in frees {
-                                env.remove(id);
-                            }
-                            Target::InPlace(slot)
+                    let spare = spare.take();
+                    let target = if let Some(slot) = plan.in_place[i] {
+                        // The buffer dies here: let the kernel hold its only reference.
+                        for id in frees {
+                            env.remove(id);
                         }
-                        (None, Some(id), Some((sid, b))) if id == sid => Target::Reuse(b),
-                        _ => Target::Fresh,
+                        Target::InPlace(slot)
+                    } else {
+                        // The buffer the step before freed, if it is the one planned here.
+                        spare
+                            .filter(|(sid, _)| plan.reuse[i] == Some(*sid))
+                            .map_or(Target::Fresh, |(_, b)| Target::Reuse(b))
                     };
                     env.insert(k.out.id, kernel::run(k, ins, target));
                 }

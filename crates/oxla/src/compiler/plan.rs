@@ -113,16 +113,13 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         };
         step_primitives.push(prim);
         for o in step.writes(cj) {
-            match (input, view) {
-                (Some(Atom::Var(src)), true) => {
-                    aliases.insert(o.id, owner(&aliases, src.id));
-                }
-                _ => {
-                    let b = buffer(&o.aval, BufferKind::Temporary, prim, Some(i), Some(source));
-                    info.insert(o.id, b);
-                    born.insert(o.id, i);
-                    last.insert(o.id, i);
-                }
+            if let (Some(Atom::Var(src)), true) = (input, view) {
+                aliases.insert(o.id, owner(&aliases, src.id));
+            } else {
+                let b = buffer(&o.aval, BufferKind::Temporary, prim, Some(i), Some(source));
+                info.insert(o.id, b);
+                born.insert(o.id, i);
+                last.insert(o.id, i);
             }
         }
     }

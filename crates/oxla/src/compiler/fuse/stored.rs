@@ -161,10 +161,9 @@ pub(crate) fn fuse(cj: &ClosedJaxpr) -> Vec<Step> {
             let own = 1 + e
                 .inputs
                 .iter()
-                .filter_map(|a| match a {
-                    Atom::Var(v) if !stored.contains(&v.id) => size.get(&v.id).copied(),
-                    _ => None,
-                })
+                .filter_map(Atom::var)
+                .filter(|v| !stored.contains(&v.id))
+                .filter_map(|v| size.get(&v.id).copied())
                 .sum::<usize>();
             for o in &e.outputs {
                 size.insert(o.id, own);
