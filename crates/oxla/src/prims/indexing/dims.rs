@@ -92,6 +92,7 @@ impl fmt::Display for ScatterDims {
     }
 }
 
+/// Checks that `dims` (named `what` in the error) are distinct dimensions below `bound`.
 pub(super) fn check_dims(what: &str, dims: &[usize], bound: usize) -> Result<(), String> {
     for (i, &d) in dims.iter().enumerate() {
         if d >= bound || dims[..i].contains(&d) {
