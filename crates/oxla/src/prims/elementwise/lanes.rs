@@ -1,0 +1,261 @@
+//! The lane kernels of the elementwise primitives: each operation run on typed runs of
+//! elements ([`Values`]), a one-element operand repeating. [`Lanewise`] is the form fusion
+//! stores and the block interpreter calls; the eager kernels call the same functions.
+
+use super::scalar::{powi, Bits, Float, Num};
+use super::{BinaryOp, UnaryOp};
+use crate::array::with_dtype;
+use crate::array::{DType, Elem, Lane, Values, ValuesMut};
+
+/// `out[i] = f(x[i])`; a one-element `x` is repeated.
+#[inline(always)]
+fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
+    if x.len() == out.len() {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = f(v);
+        }
+    } else {
+        out.fill(f(x[0]));
+    }
+}
+
+/// `out[i] = f(x[i], y[i])`; one-element operands are repeated.
+#[inline(always)]
+fn map2<T: Copy, U: Copy>(x: &[T], y: &[T], out: &mut [U], f: impl Fn(T, T) -> U) {
+    match (x.len() == out.len(), y.len() == out.len()) {
+        (true, true) => {
+            for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
+                *o = f(u, v);
+            }
+        }
+        (true, false) => {
+            let v = y[0];
+            for (o, &u) in out.iter_mut().zip(x) {
+                *o = f(u, v);
+            }
+        }
+        (false, true) => {
+            let u = x[0];
+            for (o, &v) in out.iter_mut().zip(y) {
+                *o = f(u, v);
+            }
+        }
+        (false, false) => out.fill(f(x[0], y[0])),
+    }
+}
+
+/// An elementwise primitive as a kernel runs it on lanes: what fusion turns into a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanewise {
+    /// A function of one operand.
+    Unary(UnaryOp),
+    /// A function of two operands.
+    Binary(BinaryOp),
+    /// `x ** y` for a constant integer `y`.
+    IntegerPow(i32),
+    /// `cases[which]`.
+    SelectN,
+    /// Value conversion to the output's dtype.
+    Convert,
+    /// Reinterpretation of the bits as the output's dtype.
+    Bitcast,
+}
+
+impl Lanewise {
+    /// Runs the operation on typed runs (one-element operands repeat) into `out`.
+    pub(crate) fn apply_into(self, args: &[Values], out: ValuesMut) {
+        match self {
+            Lanewise::Unary(op) => unary_into(op, args[0], out),
+            Lanewise::Binary(op) => binary_into(op, args[0], args[1], out),
+            Lanewise::IntegerPow(y) => integer_pow_into(y, args[0], out),
+            Lanewise::SelectN => select_into(args[0], &args[1..], out),
+            Lanewise::Convert => convert_into(args[0], out),
+            Lanewise::Bitcast => bitcast_into(args[0], out),
+        }
+    }
+}
+pub(super) fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
+    use UnaryOp::*;
+    macro_rules! float_map {
+        ($f:expr) => {
+            with_dtype!(
+                x.dtype(),
+                T,
+                [F32, F64],
+                map1(T::slice(x), T::slice_mut(out), $f)
+            )
+        };
+    }
+    macro_rules! num_map {
+        ($f:expr) => {
+            with_dtype!(
+                x.dtype(),
+                T,
+                [I32, U32, F32, F64],
+                map1(T::slice(x), T::slice_mut(out), $f)
+            )
+        };
+    }
+    match op {
+        Neg => num_map!(Num::neg),
+        Abs => num_map!(Num::abs),
+        Sign => num_map!(Num::sign),
+        Exp => float_map!(Float::exp),
+        Log => float_map!(Float::ln),
+        Log1p => float_map!(Float::ln_1p),
+        Sin => float_map!(Float::sin),
+        Cos => float_map!(Float::cos),
+        Tanh => float_map!(Float::tanh),
+        Logistic => float_map!(|x: T| T::one().div(T::one().add(x.neg().exp()))),
+        Sqrt => float_map!(Float::sqrt),
+        Rsqrt => float_map!(|x: T| T::one().div(x.sqrt())),
+        Floor => float_map!(Float::floor),
+        Ceil => float_map!(Float::ceil),
+        Round => float_map!(Float::round),
+        ErfInv => float_map!(Float::erf_inv),
+        IsFinite => with_dtype!(
+            x.dtype(),
+            T,
+            [F32, F64],
+            map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
+        ),
+        Not => with_dtype!(
+            x.dtype(),
+            T,
+            [Bool, I32, U32],
+            map1(T::slice(x), T::slice_mut(out), Bits::not)
+        ),
+    }
+}
+
+// Comparisons are generic over every dtype, bool included.
+#[allow(clippy::bool_comparison)]
+pub(super) fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
+    use BinaryOp::*;
+    macro_rules! zip_as {
+        ([$($d:ident),*], $f:expr) => {
+            with_dtype!(
+                x.dtype(),
+                T,
+                [$($d),*],
+                map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
+            )
+        };
+    }
+    macro_rules! cmp {
+        ($f:expr) => {
+            with_dtype!(
+                x.dtype(),
+                T,
+                map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
+            )
+        };
+    }
+    // Shifts act on the bits as u32; shifting by the width or more gives zero.
+    macro_rules! shift {
+        ($f:expr) => {
+            zip_as!([I32, U32], |a: T, b: T| {
+                let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
+                T::from_bits64($f(a, b).unwrap_or(0) as u64)
+            })
+        };
+    }
+    let is_bool = x.dtype() == DType::Bool;
+    match op {
+        Add => zip_as!([I32, U32, F32, F64], Num::add),
+        Sub => zip_as!([I32, U32, F32, F64], Num::sub),
+        Mul => zip_as!([I32, U32, F32, F64], Num::mul),
+        Div => zip_as!([I32, U32, F32, F64], Num::div),
+        Rem => zip_as!([I32, U32, F32, F64], Num::rem),
+        Max if is_bool => zip_as!([Bool], Bits::or),
+        Min if is_bool => zip_as!([Bool], Bits::and),
+        Max => zip_as!([I32, U32, F32, F64], Num::max),
+        Min => zip_as!([I32, U32, F32, F64], Num::min),
+        Pow => zip_as!([F32, F64], Float::powf),
+        Nextafter => zip_as!([F32, F64], Float::next_after),
+        Eq => cmp!(|a: T, b: T| a == b),
+        Ne => cmp!(|a: T, b: T| a != b),
+        Lt => cmp!(|a: T, b: T| a < b),
+        Le => cmp!(|a: T, b: T| a <= b),
+        Gt => cmp!(|a: T, b: T| a > b),
+        Ge => cmp!(|a: T, b: T| a >= b),
+        And => zip_as!([Bool, I32, U32], Bits::and),
+        Or => zip_as!([Bool, I32, U32], Bits::or),
+        Xor => zip_as!([Bool, I32, U32], Bits::xor),
+        ShiftLeft => shift!(u32::checked_shl),
+        ShiftRightLogical => shift!(u32::checked_shr),
+    }
+}
+
+pub(super) fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
+    with_dtype!(
+        x.dtype(),
+        T,
+        [I32, U32, F32, F64],
+        map1(T::slice(x), T::slice_mut(out), |v| powi(v, y))
+    )
+}
+
+/// `out[i] = cases[which[i]][i]`; an integer `which` is clamped to the cases.
+pub(super) fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
+    with_dtype!(cases[0].dtype(), T, {
+        let out = T::slice_mut(out);
+        let n = out.len();
+        let srcs: Vec<&[T]> = cases.iter().map(|c| T::slice(*c)).collect();
+        let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
+        let pick_bool = |b: bool| (b as usize).min(srcs.len() - 1);
+        match which {
+            Values::Bool(p) if p.len() == 1 => map1(srcs[pick_bool(p[0])], out, |v| v),
+            Values::Bool(p) if srcs.len() == 2 && srcs.iter().all(|s| s.len() == n) => {
+                let (f, t) = (srcs[0], srcs[1]);
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = if p[i] { t[i] } else { f[i] };
+                }
+            }
+            Values::Bool(p) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = at(srcs[pick_bool(p[i])], i);
+                }
+            }
+            _ => {
+                let p = i32::slice(which);
+                let last = srcs.len() - 1;
+                let pick = |i: usize| {
+                    let w = if p.len() == 1 { p[0] } else { p[i] };
+                    (Ord::max(w, 0) as usize).min(last)
+                };
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = at(srcs[pick(i)], i);
+                }
+            }
+        }
+    })
+}
+
+pub(super) fn convert_into(x: Values, out: ValuesMut) {
+    let (from, to) = (x.dtype(), out.dtype());
+    if from.is_int() && to.is_int() || from == to {
+        // Same-width integer conversions wrap, as XLA's do.
+        return bitcast_into(x, out);
+    }
+    with_dtype!(from, S, {
+        with_dtype!(
+            to,
+            T,
+            map1(S::slice(x), T::slice_mut(out), |v| T::from_f64(v.to_f64()))
+        )
+    })
+}
+
+/// Reinterprets elements of one width as another dtype of the same width.
+pub(super) fn bitcast_into(x: Values, out: ValuesMut) {
+    with_dtype!(x.dtype(), S, {
+        with_dtype!(
+            out.dtype(),
+            T,
+            map1(S::slice(x), T::slice_mut(out), |v| T::from_bits64(
+                v.to_bits64()
+            ))
+        )
+    })
+}

@@ -1,0 +1,341 @@
+//! The elementwise operations as data: the [`UnaryOp`] and [`BinaryOp`] enums, their JAX
+//! names, the dtypes each admits, and the shape rules of every elementwise primitive
+//! (`unary`, `binary` with lax's degenerate broadcasting, `integer_pow`, `select_n`,
+//! `convert_element_type`, `bitcast_convert_type`, `threefry2x32`).
+
+use crate::array::{Aval, DType};
+use crate::prims::arity;
+
+/// Elementwise primitives of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`.
+    Neg,
+    /// `e^x`.
+    Exp,
+    /// Natural logarithm.
+    Log,
+    /// `log(1 + x)`, accurate near 0.
+    Log1p,
+    /// Sine.
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// `1 / (1 + e^-x)`.
+    Logistic,
+    /// Square root.
+    Sqrt,
+    /// `1 / sqrt(x)`.
+    Rsqrt,
+    /// Absolute value.
+    Abs,
+    /// -1, 0 or 1 (NaN stays NaN).
+    Sign,
+    /// Round toward negative infinity.
+    Floor,
+    /// Round toward positive infinity.
+    Ceil,
+    /// Round half away from zero.
+    Round,
+    /// Logical (bool) or bitwise (integer) not.
+    Not,
+    /// Inverse error function.
+    ErfInv,
+    /// Whether a float is neither infinite nor NaN (bool result).
+    IsFinite,
+}
+
+/// Elementwise primitives of two operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `x + y` (wrapping for integers).
+    Add,
+    /// `x - y`.
+    Sub,
+    /// `x * y`.
+    Mul,
+    /// `x / y` (integer division truncates; by zero gives -1).
+    Div,
+    /// Remainder with the dividend's sign (C `fmod`); by zero gives `x` for integers.
+    Rem,
+    /// `x ** y` for floats.
+    Pow,
+    /// Larger of two (NaN propagates; `or` for bools).
+    Max,
+    /// Smaller of two (NaN propagates; `and` for bools).
+    Min,
+    /// The next float after `x` toward `y`.
+    Nextafter,
+    /// `x == y`.
+    Eq,
+    /// `x != y`.
+    Ne,
+    /// `x < y`.
+    Lt,
+    /// `x <= y`.
+    Le,
+    /// `x > y`.
+    Gt,
+    /// `x >= y`.
+    Ge,
+    /// Logical or bitwise and.
+    And,
+    /// Logical or bitwise or.
+    Or,
+    /// Logical or bitwise exclusive or.
+    Xor,
+    /// `x << y` on the bits; shifts of the width or more give 0.
+    ShiftLeft,
+    /// `x >> y` on the bits, filling with zeros.
+    ShiftRightLogical,
+}
+
+/// Which dtypes an operation admits.
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Float,
+    Numeric,
+    IntOrBool,
+    Int,
+    Any,
+}
+
+impl Class {
+    fn admits(self, d: DType) -> bool {
+        match self {
+            Class::Float => d.is_float(),
+            Class::Numeric => d.is_numeric(),
+            Class::IntOrBool => !d.is_float(),
+            Class::Int => d.is_int(),
+            Class::Any => true,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Class::Float => "a floating-point operand",
+            Class::Numeric => "a numeric operand",
+            Class::IntOrBool => "an integer or bool operand",
+            Class::Int => "an integer operand",
+            Class::Any => "any operand",
+        }
+    }
+}
+
+impl UnaryOp {
+    /// The primitive's JAX name.
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Exp => "exp",
+            Log => "log",
+            Log1p => "log1p",
+            Sin => "sin",
+            Cos => "cos",
+            Tanh => "tanh",
+            Logistic => "logistic",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Abs => "abs",
+            Sign => "sign",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Not => "not",
+            ErfInv => "erf_inv",
+            IsFinite => "is_finite",
+        }
+    }
+
+    fn class(self) -> Class {
+        use UnaryOp::*;
+        match self {
+            Neg | Abs | Sign => Class::Numeric,
+            Not => Class::IntOrBool,
+            _ => Class::Float,
+        }
+    }
+}
+
+impl BinaryOp {
+    /// The primitive's JAX name.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            Rem => "rem",
+            Pow => "pow",
+            Max => "max",
+            Min => "min",
+            Nextafter => "nextafter",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            ShiftLeft => "shift_left",
+            ShiftRightLogical => "shift_right_logical",
+        }
+    }
+
+    /// Whether the result is a bool comparison.
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+
+    fn class(self) -> Class {
+        use BinaryOp::*;
+        match self {
+            Add | Sub | Mul | Div | Rem => Class::Numeric,
+            Pow | Nextafter => Class::Float,
+            // As in JAX: bools are ordered (false < true), and max/min take any dtype.
+            Max | Min | Eq | Ne | Lt | Le | Gt | Ge => Class::Any,
+            And | Or | Xor => Class::IntOrBool,
+            ShiftLeft | ShiftRightLogical => Class::Int,
+        }
+    }
+}
+
+pub(crate) fn unary_rule(op: UnaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    let x = &inputs[0];
+    if !op.class().admits(x.dtype) {
+        return Err(format!("requires {}, got {x}", op.class().describe()));
+    }
+    let dtype = if op == UnaryOp::IsFinite {
+        DType::Bool
+    } else {
+        x.dtype
+    };
+    Ok(vec![Aval::new(dtype, &x.shape)])
+}
+
+pub(crate) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 2)?;
+    let (x, y) = (&inputs[0], &inputs[1]);
+    if x.dtype != y.dtype {
+        return Err(format!(
+            "operands must have one dtype, got {x} and {y} (convert one with astype)"
+        ));
+    }
+    if !op.class().admits(x.dtype) {
+        return Err(format!("requires {}, got {x}", op.class().describe()));
+    }
+    let shape = broadcast_shapes(&x.shape, &y.shape)
+        .ok_or_else(|| format!("incompatible shapes {x} and {y}"))?;
+    let dtype = if op.is_comparison() {
+        DType::Bool
+    } else {
+        x.dtype
+    };
+    Ok(vec![Aval::new(dtype, &shape)])
+}
+
+/// The shape of a binary operation: equal shapes, a rank-0 operand, or equal ranks whose
+/// dimensions agree or are 1 (lax's degenerate-dimension broadcasting).
+pub(crate) fn broadcast_shapes(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
+    if x.is_empty() {
+        return Some(y.to_vec());
+    }
+    if y.is_empty() || x == y {
+        return Some(x.to_vec());
+    }
+    if x.len() != y.len() {
+        return None;
+    }
+    x.iter()
+        .zip(y)
+        .map(|(&a, &b)| match (a, b) {
+            _ if a == b => Some(a),
+            (1, b) => Some(b),
+            (a, 1) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(crate) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    if !inputs[0].dtype.is_numeric() {
+        return Err(format!("requires a numeric operand, got {}", inputs[0]));
+    }
+    if y < 0 && inputs[0].dtype.is_int() {
+        return Err(format!(
+            "integers cannot be raised to negative powers, got {} to the power {y}",
+            inputs[0]
+        ));
+    }
+    Ok(vec![inputs[0].clone()])
+}
+
+pub(crate) fn select_n_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    if inputs.len() < 2 {
+        return Err("needs a predicate and at least one case".into());
+    }
+    let (which, cases) = (&inputs[0], &inputs[1..]);
+    match which.dtype {
+        DType::Bool if cases.len() <= 2 => {}
+        DType::I32 => {}
+        _ => {
+            return Err(format!(
+                "predicate must be bool (for at most two cases) or int32, got {which}"
+            ))
+        }
+    }
+    if let Some(c) = cases.iter().find(|c| **c != cases[0]) {
+        return Err(format!(
+            "cases must have one aval, got {} and {c}",
+            cases[0]
+        ));
+    }
+    if which.ndim() != 0 && which.shape != cases[0].shape {
+        return Err(format!(
+            "predicate shape {which} must be scalar or match the cases' {}",
+            cases[0]
+        ));
+    }
+    Ok(vec![cases[0].clone()])
+}
+
+pub(crate) fn convert_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    Ok(vec![Aval::new(new_dtype, &inputs[0].shape)])
+}
+
+pub(crate) fn bitcast_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    if inputs[0].dtype.size() != new_dtype.size() || new_dtype == DType::Bool {
+        return Err(format!(
+            "cannot bitcast {} to {new_dtype}: widths differ",
+            inputs[0]
+        ));
+    }
+    Ok(vec![Aval::new(new_dtype, &inputs[0].shape)])
+}
+
+pub(crate) fn threefry_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 4)?;
+    if let Some(a) = inputs.iter().find(|a| a.dtype != DType::U32) {
+        return Err(format!("operands must be uint32, got {a}"));
+    }
+    let shape = inputs
+        .iter()
+        .map(|a| &a.shape)
+        .max_by_key(|s| s.len())
+        .unwrap();
+    if let Some(a) = inputs.iter().find(|a| a.ndim() != 0 && a.shape != *shape) {
+        return Err(format!("operand shapes must agree, got {a}"));
+    }
+    Ok(vec![Aval::new(DType::U32, shape); 2])
+}
