@@ -191,6 +191,11 @@ def tanh_f32(x):
     return jnp.tanh(x)
 
 
+@case("cbrt_f32", ANY34)
+def cbrt_f32(x):
+    return jnp.cbrt(x)
+
+
 @case("sigmoid_f32", lambda rng: [f32(rng, (3, 4), -6.0, 6.0)])
 def sigmoid_f32(x):
     return jax.nn.sigmoid(x)

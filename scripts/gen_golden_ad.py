@@ -122,6 +122,12 @@ def grad_tanh(x, w):
     return jax.grad(lambda x: jnp.sum(jnp.tanh(x) * w))(x)
 
 
+@case("grad_cbrt", "grad of sum(cbrt(x) * w) (cbrt primitive)",
+      lambda rng: [f32(rng, (3, 4), -3.0, 3.0), f32(rng, (3, 4))])
+def grad_cbrt(x, w):
+    return jax.grad(lambda x: jnp.sum(jnp.cbrt(x) * w))(x)
+
+
 @case("grad_logistic", "grad of sum(jax.nn.sigmoid(x)) (logistic primitive)",
       lambda rng: [f32(rng, (3, 4), -6.0, 6.0)])
 def grad_logistic(x):

@@ -29,7 +29,7 @@ macro_rules! unary {
 }
 unary!(
     neg => Neg, exp => Exp, log => Log, log1p => Log1p, sin => Sin, cos => Cos, tanh => Tanh,
-    logistic => Logistic, sqrt => Sqrt, rsqrt => Rsqrt, abs => Abs, sign => Sign,
+    logistic => Logistic, sqrt => Sqrt, cbrt => Cbrt, rsqrt => Rsqrt, abs => Abs, sign => Sign,
     floor => Floor, ceil => Ceil, round => Round, not => Not, erf_inv => ErfInv, is_finite => IsFinite,
 );
 

@@ -240,6 +240,8 @@ float_fn!(
     tanh => tanh,
     /// Square root.
     sqrt => sqrt,
+    /// Real cube root.
+    cbrt => cbrt,
     /// Largest integer not above `x`.
     floor => floor,
     /// Smallest integer not below `x`.

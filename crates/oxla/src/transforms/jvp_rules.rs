@@ -79,6 +79,7 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
         Tanh => lax::mul(t, &lax::sub(&c(1.0, y), &lax::mul(y, y))),
         Logistic => lax::mul(t, &lax::mul(y, &lax::sub(&c(1.0, y), y))),
         Sqrt => lax::div(&lax::mul(t, &c(0.5, t)), y),
+        Cbrt => lax::mul(t, &lax::mul(&c(1.0 / 3.0, x), &lax::integer_pow(y, -2))),
         Rsqrt => lax::mul(&lax::mul(t, &c(-0.5, t)), &lax::div(y, x)),
         Abs => lax::select_n(&lax::ge(x, &c(0.0, x)), &[lax::neg(t), t.clone()]),
         ErfInv => {

@@ -26,6 +26,7 @@ cases! {
     sin_f32: |a| vec![jnp::sin(&a[0])];
     cos_f32: |a| vec![jnp::cos(&a[0])];
     tanh_f32: |a| vec![jnp::tanh(&a[0])];
+    cbrt_f32: |a| vec![jnp::cbrt(&a[0])];
     sigmoid_f32: |a| vec![nn::sigmoid(&a[0])];
     sqrt_f32: |a| vec![jnp::sqrt(&a[0])];
     rsqrt_f32: |a| vec![lax::rsqrt(&a[0])];
@@ -329,6 +330,7 @@ jaxpr_cases!(
     sin_f32,
     cos_f32,
     tanh_f32,
+    cbrt_f32,
     sigmoid_f32,
     sqrt_f32,
     rsqrt_f32,

@@ -27,6 +27,7 @@ cases! {
         g1(|x| sum(&jnp::cos(&x)), &a[0]),
     ];
     grad_tanh: |a| vec![g1(|x| sum(&(jnp::tanh(&x) * &a[1])), &a[0])];
+    grad_cbrt: |a| vec![g1(|x| sum(&(jnp::cbrt(&x) * &a[1])), &a[0])];
     grad_logistic: |a| vec![g1(|x| sum(&nn::sigmoid(&x)), &a[0])];
     grad_sqrt_rsqrt: |a| vec![
         g1(|x| sum(&jnp::sqrt(&x)), &a[0]),

@@ -108,6 +108,7 @@ pub(super) fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
         Tanh => float_map!(Float::tanh),
         Logistic => float_map!(|x: T| T::one().div(T::one().add(x.neg().exp()))),
         Sqrt => float_map!(Float::sqrt),
+        Cbrt => float_map!(Float::cbrt),
         Rsqrt => float_map!(|x: T| T::one().div(x.sqrt())),
         Floor => float_map!(Float::floor),
         Ceil => float_map!(Float::ceil),

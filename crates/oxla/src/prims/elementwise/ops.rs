@@ -27,6 +27,8 @@ pub enum UnaryOp {
     Logistic,
     /// Square root.
     Sqrt,
+    /// Real cube root (negative for negative `x`).
+    Cbrt,
     /// `1 / sqrt(x)`.
     Rsqrt,
     /// Absolute value.
@@ -138,6 +140,7 @@ impl UnaryOp {
             Tanh => "tanh",
             Logistic => "logistic",
             Sqrt => "sqrt",
+            Cbrt => "cbrt",
             Rsqrt => "rsqrt",
             Abs => "abs",
             Sign => "sign",
@@ -155,7 +158,8 @@ impl UnaryOp {
         match self {
             Neg | Abs | Sign => Class::Numeric,
             Not => Class::IntOrBool,
-            _ => Class::Float,
+            Exp | Log | Log1p | Sin | Cos | Tanh | Logistic | Sqrt | Cbrt | Rsqrt | Floor
+            | Ceil | Round | ErfInv | IsFinite => Class::Float,
         }
     }
 }

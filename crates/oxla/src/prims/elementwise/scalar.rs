@@ -148,6 +148,7 @@ pub(super) trait Float: Num {
     fn cos(self) -> Self;
     fn tanh(self) -> Self;
     fn sqrt(self) -> Self;
+    fn cbrt(self) -> Self;
     fn floor(self) -> Self;
     fn ceil(self) -> Self;
     fn round(self) -> Self;
@@ -183,6 +184,9 @@ macro_rules! float {
             }
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
+            }
+            fn cbrt(self) -> Self {
+                <$t>::cbrt(self)
             }
             fn floor(self) -> Self {
                 <$t>::floor(self)

@@ -20,7 +20,7 @@ use crate::support::{
 use BinaryOp as B;
 use UnaryOp as U;
 
-const FLOAT_UNARY: [UnaryOp; 16] = [
+const FLOAT_UNARY: [UnaryOp; 17] = [
     U::Neg,
     U::Exp,
     U::Log,
@@ -30,6 +30,7 @@ const FLOAT_UNARY: [UnaryOp; 16] = [
     U::Tanh,
     U::Logistic,
     U::Sqrt,
+    U::Cbrt,
     U::Rsqrt,
     U::Abs,
     U::Sign,
@@ -101,6 +102,7 @@ fn lax_unary(op: UnaryOp, x: &Tensor) -> Tensor {
         U::Tanh => lax::tanh(x),
         U::Logistic => lax::logistic(x),
         U::Sqrt => lax::sqrt(x),
+        U::Cbrt => lax::cbrt(x),
         U::Rsqrt => lax::rsqrt(x),
         U::Abs => lax::abs(x),
         U::Sign => lax::sign(x),

@@ -58,6 +58,7 @@ macro_rules! float_reference {
                 U::Tanh => x.tanh(),
                 U::Logistic => 1.0 / (1.0 + (-x).exp()),
                 U::Sqrt => x.sqrt(),
+                U::Cbrt => x.cbrt(),
                 U::Rsqrt => 1.0 / x.sqrt(),
                 U::Abs => x.abs(),
                 U::Sign if x.is_nan() || x == 0.0 => x,
