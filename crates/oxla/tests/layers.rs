@@ -4,7 +4,8 @@
 //! (through `use` lists and in code; comments and test-only modules left out, and names the
 //! crate root re-exports resolved to the module they come from), and fails naming the
 //! modules and files of any cycle. The layering it finds is drawn in
-//! `docs/architecture.md`; this test keeps it true.
+//! `docs/architecture.md`; this test keeps it true. It also keeps rule and compiler code
+//! free of catch-all match arms, so that adding a primitive is a list of compile errors.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -333,6 +334,28 @@ fn top_level_modules_form_no_cycle() {
     // Tarjan emits components callees first: this is the order the layers read bottom-up.
     let order: Vec<String> = components(&graph).into_iter().flatten().collect();
     println!("layers, bottom-up: {}", order.join(" < "));
+}
+
+/// Code of `compiler/` and `transforms/` has no catch-all arm: a rule or a compiler pass
+/// that meets a primitive it was not written for is a compile error, not a silent default.
+/// (Tests a primitive rule's pattern with `if let` or `let ... else` instead.)
+#[test]
+fn rule_and_compiler_code_has_no_catch_all_arm() {
+    let mut found = vec![];
+    for dir in ["compiler", "transforms"] {
+        let mut all = vec![];
+        files(&src().join(dir), &mut all);
+        for path in all {
+            let (text, _) = without_tests(&code(&fs::read_to_string(&path).unwrap()));
+            for (n, line) in text.lines().enumerate() {
+                if line.trim_start().starts_with("_ =>") {
+                    let rel = path.strip_prefix(src()).unwrap().display().to_string();
+                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "catch-all arms:\n{}", found.join("\n"));
 }
 
 #[test]

@@ -48,12 +48,14 @@ impl Pairwise {
         if flags[..] != [false, false, true] || !all_f32 || k.out.aval.dtype != DType::F32 {
             return None;
         }
-        let row = |n: usize, deps: u64| match &k.nodes[n].op {
-            NodeOp::Load { slot, offset, .. } if k.nodes[n].deps == deps && offset.coef[2] == 1 => {
+        let row = |n: usize, deps: u64| {
+            let NodeOp::Load { slot, offset, .. } = &k.nodes[n].op else {
+                return None;
+            };
+            (k.nodes[n].deps == deps && offset.coef[2] == 1).then(|| {
                 let stride = offset.coef[if deps == 0b101 { 0 } else { 1 }];
-                Some((*slot, offset.base, stride))
-            }
-            _ => None,
+                (*slot, offset.base, stride)
+            })
         };
         // The two loads, whichever order the operation takes them in.
         let operands = |x: usize, y: usize| {
