@@ -2,8 +2,8 @@
 //!
 //! A program is a sequence of steps, most of them parallel over the pool. Between two
 //! steps rayon's idle threads go to sleep after a few microseconds, and each parallel step
-//! then pays for waking them (a futex call and a context switch, 20-50 µs on a small
-//! machine) — more than some small kernels take. While a program runs, the pool's other
+//! then pays for waking them (a futex call and a context switch) — more than some small
+//! kernels take. While a program runs, the pool's other
 //! threads instead poll for work and run what the step's thread spawns; one that finds
 //! nothing for [`SPIN`] (a long step on one thread) goes back to sleep, so that it does not
 //! hold a core the rest of the machine could use. A pool with more threads than the
@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The planned peak bytes from which a program runs on the pool: a smaller one runs on
-/// the calling thread (a compiled call of a few small kernels takes about a microsecond,
-/// and handing it to the pool about twenty).
+/// the calling thread, where a compiled call of a few small kernels takes less time than
+/// handing it to the pool.
 pub(super) const WORTH_WAKING: usize = 1 << 20;
 
 /// How long a polling thread that finds no work keeps polling before it sleeps: longer

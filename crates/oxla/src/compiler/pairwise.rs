@@ -6,7 +6,7 @@
 //! time, 16 lanes of `k` per step, so each loaded vector serves four pairs; tiles of `a`
 //! rows stay in cache while the rows of `b` stream past them.
 
-use super::fuse::{Kernel, NodeOp};
+use super::kernel::ir::{Kernel, NodeOp};
 use crate::array::{Array, DType, Values, ValuesMut};
 use crate::prims::{BinaryOp, Prim, ReduceOp, UnaryOp};
 

@@ -6,8 +6,7 @@
 //! layer: `dl @ w2.T` with 10 terms, `h.T @ dl` with 10 columns — the packing and the
 //! tile's idle lanes cost more than the arithmetic. The kernels here stream the large
 //! operand once with the small one in registers or L1, on 16-lane arrays that the
-//! compiler maps onto vector registers: on the mean-gradient workload's shapes they take
-//! half of `gemm`'s time.
+//! compiler maps onto vector registers.
 //!
 //! A result of few columns comes two ways, by the left operand's layout: with contiguous
 //! columns (`h.T @ dl`), 32 rows of a column are one pair of vectors; with contiguous rows
