@@ -1,6 +1,7 @@
 //! Elementwise primitives: unary and binary arithmetic, comparisons, logic, `select_n`,
 //! dtype conversions, `integer_pow` and the Threefry cipher.
 
+use super::isa::multiversion;
 use super::{arity, polynomial};
 use crate::array::{new_values, Array, Buffer, DType, Elem, Lane, Values, ValuesMut};
 use crate::core::Aval;
@@ -653,57 +654,59 @@ pub(super) fn unary(op: UnaryOp, a: &Array) -> Array {
     new_values(dtype, a.shape(), |out| unary_into(op, a.values(), out))
 }
 
-fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
-    use UnaryOp::*;
-    macro_rules! float_map {
-        ($f:expr) => {
-            with_dtype!(
+multiversion! {
+    fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
+        use UnaryOp::*;
+        macro_rules! float_map {
+            ($f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    [F32, F64],
+                    map1(T::slice(x), T::slice_mut(out), $f)
+                )
+            };
+        }
+        macro_rules! num_map {
+            ($f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    [I32, U32, F32, F64],
+                    map1(T::slice(x), T::slice_mut(out), $f)
+                )
+            };
+        }
+        match op {
+            Neg => num_map!(Num::neg),
+            Abs => num_map!(Num::abs),
+            Sign => num_map!(Num::sign),
+            Exp => float_map!(Float::exp),
+            Log => float_map!(Float::ln),
+            Log1p => float_map!(Float::ln_1p),
+            Sin => float_map!(Float::sin),
+            Cos => float_map!(Float::cos),
+            Tanh => float_map!(Float::tanh),
+            Logistic => float_map!(|x: T| T::one().div(T::one().add(x.neg().exp()))),
+            Sqrt => float_map!(Float::sqrt),
+            Rsqrt => float_map!(|x: T| T::one().div(x.sqrt())),
+            Floor => float_map!(Float::floor),
+            Ceil => float_map!(Float::ceil),
+            Round => float_map!(Float::round),
+            ErfInv => float_map!(Float::erf_inv),
+            IsFinite => with_dtype!(
                 x.dtype(),
                 T,
                 [F32, F64],
-                map1(T::slice(x), T::slice_mut(out), $f)
-            )
-        };
-    }
-    macro_rules! num_map {
-        ($f:expr) => {
-            with_dtype!(
+                map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
+            ),
+            Not => with_dtype!(
                 x.dtype(),
                 T,
-                [I32, U32, F32, F64],
-                map1(T::slice(x), T::slice_mut(out), $f)
-            )
-        };
-    }
-    match op {
-        Neg => num_map!(Num::neg),
-        Abs => num_map!(Num::abs),
-        Sign => num_map!(Num::sign),
-        Exp => float_map!(Float::exp),
-        Log => float_map!(Float::ln),
-        Log1p => float_map!(Float::ln_1p),
-        Sin => float_map!(Float::sin),
-        Cos => float_map!(Float::cos),
-        Tanh => float_map!(Float::tanh),
-        Logistic => float_map!(|x: T| T::one().div(T::one().add(x.neg().exp()))),
-        Sqrt => float_map!(Float::sqrt),
-        Rsqrt => float_map!(|x: T| T::one().div(x.sqrt())),
-        Floor => float_map!(Float::floor),
-        Ceil => float_map!(Float::ceil),
-        Round => float_map!(Float::round),
-        ErfInv => float_map!(Float::erf_inv),
-        IsFinite => with_dtype!(
-            x.dtype(),
-            T,
-            [F32, F64],
-            map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
-        ),
-        Not => with_dtype!(
-            x.dtype(),
-            T,
-            [Bool, I32, U32],
-            map1(T::slice(x), T::slice_mut(out), Bits::not)
-        ),
+                [Bool, I32, U32],
+                map1(T::slice(x), T::slice_mut(out), Bits::not)
+            ),
+        }
     }
 }
 
@@ -732,62 +735,64 @@ pub(super) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
     }
 }
 
-// Comparisons are generic over every dtype, bool included.
-#[allow(clippy::bool_comparison)]
-fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
-    use BinaryOp::*;
-    macro_rules! zip_as {
-        ([$($d:ident),*], $f:expr) => {
-            with_dtype!(
-                x.dtype(),
-                T,
-                [$($d),*],
-                map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
-            )
-        };
-    }
-    macro_rules! cmp {
-        ($f:expr) => {
-            with_dtype!(
-                x.dtype(),
-                T,
-                map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
-            )
-        };
-    }
-    // Shifts act on the bits as u32; shifting by the width or more gives zero.
-    macro_rules! shift {
-        ($f:expr) => {
-            zip_as!([I32, U32], |a: T, b: T| {
-                let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
-                T::from_bits64($f(a, b).unwrap_or(0) as u64)
-            })
-        };
-    }
-    let is_bool = x.dtype() == DType::Bool;
-    match op {
-        Add => zip_as!([I32, U32, F32, F64], Num::add),
-        Sub => zip_as!([I32, U32, F32, F64], Num::sub),
-        Mul => zip_as!([I32, U32, F32, F64], Num::mul),
-        Div => zip_as!([I32, U32, F32, F64], Num::div),
-        Rem => zip_as!([I32, U32, F32, F64], Num::rem),
-        Max if is_bool => zip_as!([Bool], Bits::or),
-        Min if is_bool => zip_as!([Bool], Bits::and),
-        Max => zip_as!([I32, U32, F32, F64], Num::max),
-        Min => zip_as!([I32, U32, F32, F64], Num::min),
-        Pow => zip_as!([F32, F64], Float::powf),
-        Nextafter => zip_as!([F32, F64], Float::next_after),
-        Eq => cmp!(|a: T, b: T| a == b),
-        Ne => cmp!(|a: T, b: T| a != b),
-        Lt => cmp!(|a: T, b: T| a < b),
-        Le => cmp!(|a: T, b: T| a <= b),
-        Gt => cmp!(|a: T, b: T| a > b),
-        Ge => cmp!(|a: T, b: T| a >= b),
-        And => zip_as!([Bool, I32, U32], Bits::and),
-        Or => zip_as!([Bool, I32, U32], Bits::or),
-        Xor => zip_as!([Bool, I32, U32], Bits::xor),
-        ShiftLeft => shift!(u32::checked_shl),
-        ShiftRightLogical => shift!(u32::checked_shr),
+multiversion! {
+    // Comparisons are generic over every dtype, bool included.
+    #[allow(clippy::bool_comparison)]
+    fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
+        use BinaryOp::*;
+        macro_rules! zip_as {
+            ([$($d:ident),*], $f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    [$($d),*],
+                    map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
+                )
+            };
+        }
+        macro_rules! cmp {
+            ($f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
+                )
+            };
+        }
+        // Shifts act on the bits as u32; shifting by the width or more gives zero.
+        macro_rules! shift {
+            ($f:expr) => {
+                zip_as!([I32, U32], |a: T, b: T| {
+                    let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
+                    T::from_bits64($f(a, b).unwrap_or(0) as u64)
+                })
+            };
+        }
+        let is_bool = x.dtype() == DType::Bool;
+        match op {
+            Add => zip_as!([I32, U32, F32, F64], Num::add),
+            Sub => zip_as!([I32, U32, F32, F64], Num::sub),
+            Mul => zip_as!([I32, U32, F32, F64], Num::mul),
+            Div => zip_as!([I32, U32, F32, F64], Num::div),
+            Rem => zip_as!([I32, U32, F32, F64], Num::rem),
+            Max if is_bool => zip_as!([Bool], Bits::or),
+            Min if is_bool => zip_as!([Bool], Bits::and),
+            Max => zip_as!([I32, U32, F32, F64], Num::max),
+            Min => zip_as!([I32, U32, F32, F64], Num::min),
+            Pow => zip_as!([F32, F64], Float::powf),
+            Nextafter => zip_as!([F32, F64], Float::next_after),
+            Eq => cmp!(|a: T, b: T| a == b),
+            Ne => cmp!(|a: T, b: T| a != b),
+            Lt => cmp!(|a: T, b: T| a < b),
+            Le => cmp!(|a: T, b: T| a <= b),
+            Gt => cmp!(|a: T, b: T| a > b),
+            Ge => cmp!(|a: T, b: T| a >= b),
+            And => zip_as!([Bool, I32, U32], Bits::and),
+            Or => zip_as!([Bool, I32, U32], Bits::or),
+            Xor => zip_as!([Bool, I32, U32], Bits::xor),
+            ShiftLeft => shift!(u32::checked_shl),
+            ShiftRightLogical => shift!(u32::checked_shr),
+        }
     }
 }
 
@@ -797,29 +802,32 @@ pub(super) fn integer_pow(a: &Array, y: i32) -> Array {
     })
 }
 
-fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
-    fn pow<T: Num>(mut x: T, y: i32) -> T {
-        let mut n = y.unsigned_abs();
-        let mut acc = T::one();
-        while n > 0 {
-            if n & 1 == 1 {
-                acc = acc.mul(x);
+multiversion! {
+    fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
+        #[inline(always)]
+        fn pow<T: Num>(mut x: T, y: i32) -> T {
+            let mut n = y.unsigned_abs();
+            let mut acc = T::one();
+            while n > 0 {
+                if n & 1 == 1 {
+                    acc = acc.mul(x);
+                }
+                x = x.mul(x);
+                n >>= 1;
             }
-            x = x.mul(x);
-            n >>= 1;
+            if y < 0 {
+                T::one().div(acc)
+            } else {
+                acc
+            }
         }
-        if y < 0 {
-            T::one().div(acc)
-        } else {
-            acc
-        }
+        with_dtype!(
+            x.dtype(),
+            T,
+            [I32, U32, F32, F64],
+            map1(T::slice(x), T::slice_mut(out), |v| pow(v, y))
+        )
     }
-    with_dtype!(
-        x.dtype(),
-        T,
-        [I32, U32, F32, F64],
-        map1(T::slice(x), T::slice_mut(out), |v| pow(v, y))
-    )
 }
 
 pub(super) fn select_n(inputs: &[Array]) -> Array {
@@ -829,40 +837,42 @@ pub(super) fn select_n(inputs: &[Array]) -> Array {
     })
 }
 
-/// `out[i] = cases[which[i]][i]`; an integer `which` is clamped to the cases.
-fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
-    with_dtype!(cases[0].dtype(), T, {
-        let out = T::slice_mut(out);
-        let n = out.len();
-        let srcs: Vec<&[T]> = cases.iter().map(|c| T::slice(*c)).collect();
-        let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
-        let pick_bool = |b: bool| (b as usize).min(srcs.len() - 1);
-        match which {
-            Values::Bool(p) if p.len() == 1 => map1(srcs[pick_bool(p[0])], out, |v| v),
-            Values::Bool(p) if srcs.len() == 2 && srcs.iter().all(|s| s.len() == n) => {
-                let (f, t) = (srcs[0], srcs[1]);
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = if p[i] { t[i] } else { f[i] };
+multiversion! {
+    /// `out[i] = cases[which[i]][i]`; an integer `which` is clamped to the cases.
+    fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
+        with_dtype!(cases[0].dtype(), T, {
+            let out = T::slice_mut(out);
+            let n = out.len();
+            let srcs: Vec<&[T]> = cases.iter().map(|c| T::slice(*c)).collect();
+            let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
+            let pick_bool = |b: bool| (b as usize).min(srcs.len() - 1);
+            match which {
+                Values::Bool(p) if p.len() == 1 => map1(srcs[pick_bool(p[0])], out, |v| v),
+                Values::Bool(p) if srcs.len() == 2 && srcs.iter().all(|s| s.len() == n) => {
+                    let (f, t) = (srcs[0], srcs[1]);
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = if p[i] { t[i] } else { f[i] };
+                    }
+                }
+                Values::Bool(p) => {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = at(srcs[pick_bool(p[i])], i);
+                    }
+                }
+                _ => {
+                    let p = i32::slice(which);
+                    let last = srcs.len() - 1;
+                    let pick = |i: usize| {
+                        let w = if p.len() == 1 { p[0] } else { p[i] };
+                        (Ord::max(w, 0) as usize).min(last)
+                    };
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = at(srcs[pick(i)], i);
+                    }
                 }
             }
-            Values::Bool(p) => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = at(srcs[pick_bool(p[i])], i);
-                }
-            }
-            _ => {
-                let p = i32::slice(which);
-                let last = srcs.len() - 1;
-                let pick = |i: usize| {
-                    let w = if p.len() == 1 { p[0] } else { p[i] };
-                    (Ord::max(w, 0) as usize).min(last)
-                };
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = at(srcs[pick(i)], i);
-                }
-            }
-        }
-    })
+        })
+    }
 }
 
 pub(super) fn convert(a: &Array, to: DType) -> Array {
@@ -872,19 +882,21 @@ pub(super) fn convert(a: &Array, to: DType) -> Array {
     new_values(to, a.shape(), |out| convert_into(a.values(), out))
 }
 
-fn convert_into(x: Values, out: ValuesMut) {
-    let (from, to) = (x.dtype(), out.dtype());
-    if from.is_int() && to.is_int() || from == to {
-        // Same-width integer conversions wrap, as XLA's do.
-        return bitcast_into(x, out);
+multiversion! {
+    fn convert_into(x: Values, out: ValuesMut) {
+        let (from, to) = (x.dtype(), out.dtype());
+        if from.is_int() && to.is_int() || from == to {
+            // Same-width integer conversions wrap, as XLA's do.
+            return bitcast_into(x, out);
+        }
+        with_dtype!(from, S, {
+            with_dtype!(
+                to,
+                T,
+                map1(S::slice(x), T::slice_mut(out), |v| T::from_f64(v.to_f64()))
+            )
+        })
     }
-    with_dtype!(from, S, {
-        with_dtype!(
-            to,
-            T,
-            map1(S::slice(x), T::slice_mut(out), |v| T::from_f64(v.to_f64()))
-        )
-    })
 }
 
 pub(super) fn bitcast(a: &Array, to: DType) -> Array {
@@ -894,17 +906,19 @@ pub(super) fn bitcast(a: &Array, to: DType) -> Array {
     new_values(to, a.shape(), |out| bitcast_into(a.values(), out))
 }
 
-/// Reinterprets elements of one width as another dtype of the same width.
-fn bitcast_into(x: Values, out: ValuesMut) {
-    with_dtype!(x.dtype(), S, {
-        with_dtype!(
-            out.dtype(),
-            T,
-            map1(S::slice(x), T::slice_mut(out), |v| T::from_bits64(
-                v.to_bits64()
-            ))
-        )
-    })
+multiversion! {
+    /// Reinterprets elements of one width as another dtype of the same width.
+    fn bitcast_into(x: Values, out: ValuesMut) {
+        with_dtype!(x.dtype(), S, {
+            with_dtype!(
+                out.dtype(),
+                T,
+                map1(S::slice(x), T::slice_mut(out), |v| T::from_bits64(
+                    v.to_bits64()
+                ))
+            )
+        })
+    }
 }
 
 pub(super) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {

@@ -9,6 +9,7 @@ mod view;
 mod broadcast;
 mod elementwise;
 mod indexing;
+pub(crate) mod isa;
 mod linalg;
 mod polynomial;
 mod reduce;

@@ -1,76 +1,81 @@
 //! Reductions: folding a block's lanes into the running values, runs of a buffer folded
 //! straight from memory, and the values written when the reduced loops end.
 
-use super::ir::{Kernel, NodeOp};
 use crate::array::{Lane, Values};
+use crate::prims::isa::multiversion;
 use crate::prims::{fold, fold_by, with_dtype, with_monoid, Monoid, ReduceOp, SHORT_RUN};
 
+use super::ir::{Kernel, NodeOp};
 use super::lanes::Col;
 use super::run::Run;
 
-/// `acc[l]` combined with every element of the run `src[offs[l] + step * r]`, `r < extent`.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn reduce_runs<T: Copy>(
-    src: &[T],
-    offs: &[i64],
-    step: i64,
-    extent: usize,
-    pairwise: bool,
-    acc: &mut [T],
-    id: T,
-    f: impl Fn(T, T) -> T + Copy,
-) {
-    let len = src.len() as i64;
-    let span = step * (extent as i64 - 1);
-    let lo = offs.iter().min().map_or(0, |&o| o + span.min(0));
-    let hi = offs.iter().max().map_or(0, |&o| o + span.max(0));
-    if step == 1 && extent < SHORT_RUN && lo >= 0 && hi < len {
-        // Short contiguous runs, four lanes at a time: their folds interleave.
-        let mut groups = acc.chunks_exact_mut(4);
-        let mut at = offs.chunks_exact(4);
-        for (a, o) in (&mut groups).zip(&mut at) {
-            let run = |g: usize| &src[o[g] as usize..][..extent];
-            let r = fold_short([run(0), run(1), run(2), run(3)], id, f);
-            for (a, r) in a.iter_mut().zip(r) {
-                *a = f(*a, r);
+multiversion! {
+    /// `acc[l]` combined with every element of the run `src[offs[l] + step * r]`, `r < extent`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn reduce_runs[T: Copy](
+        src: &[T],
+        offs: &[i64],
+        step: i64,
+        extent: usize,
+        pairwise: bool,
+        acc: &mut [T],
+        id: T,
+        f: impl Fn(T, T) -> T + Copy,
+    ) {
+        let len = src.len() as i64;
+        let span = step * (extent as i64 - 1);
+        let lo = offs.iter().min().map_or(0, |&o| o + span.min(0));
+        let hi = offs.iter().max().map_or(0, |&o| o + span.max(0));
+        if step == 1 && extent < SHORT_RUN && lo >= 0 && hi < len {
+            // Short contiguous runs, four lanes at a time: their folds interleave.
+            let mut groups = acc.chunks_exact_mut(4);
+            let mut at = offs.chunks_exact(4);
+            for (a, o) in (&mut groups).zip(&mut at) {
+                let run = |g: usize| &src[o[g] as usize..][..extent];
+                let r = fold_short([run(0), run(1), run(2), run(3)], id, f);
+                for (a, r) in a.iter_mut().zip(r) {
+                    *a = f(*a, r);
+                }
             }
+            for (a, &o) in groups.into_remainder().iter_mut().zip(at.remainder()) {
+                *a = f(*a, fold_by(&src[o as usize..][..extent], pairwise, id, f));
+            }
+            return;
         }
-        for (a, &o) in groups.into_remainder().iter_mut().zip(at.remainder()) {
-            *a = f(*a, fold_by(&src[o as usize..][..extent], pairwise, id, f));
+        for (a, &off) in acc.iter_mut().zip(offs) {
+            let run = if len == 0 {
+                id
+            } else if step == 1 && off >= 0 && off + span < len {
+                fold_by(&src[off as usize..][..extent], pairwise, id, f)
+            } else {
+                (0..extent as i64).fold(id, |a, r| {
+                    f(a, src[(off + step * r).clamp(0, len - 1) as usize])
+                })
+            };
+            *a = f(*a, run);
         }
-        return;
-    }
-    for (a, &off) in acc.iter_mut().zip(offs) {
-        let run = if len == 0 {
-            id
-        } else if step == 1 && off >= 0 && off + span < len {
-            fold_by(&src[off as usize..][..extent], pairwise, id, f)
-        } else {
-            (0..extent as i64).fold(id, |a, r| {
-                f(a, src[(off + step * r).clamp(0, len - 1) as usize])
-            })
-        };
-        *a = f(*a, run);
     }
 }
 
-/// `acc[l]` combined with `src[start + l + step * r]` for every `r < extent`: runs side by
-/// side (a sum over the rows of a matrix), folded a whole row of lanes at a time, reading
-/// the buffer in order (in the order a fold of each run takes).
-#[inline(never)]
-fn fold_rows<T: Copy>(
-    src: &[T],
-    start: i64,
-    step: i64,
-    extent: usize,
-    acc: &mut [T],
-    f: impl Fn(T, T) -> T + Copy,
-) {
-    for r in 0..extent as i64 {
-        let row = &src[(start + step * r) as usize..][..acc.len()];
-        for (a, &x) in acc.iter_mut().zip(row) {
-            *a = f(*a, x);
+multiversion! {
+    /// `acc[l]` combined with `src[start + l + step * r]` for every `r < extent`: runs side by
+    /// side (a sum over the rows of a matrix), folded a whole row of lanes at a time, reading
+    /// the buffer in order (in the order a fold of each run takes).
+    #[inline(never)]
+    fn fold_rows[T: Copy](
+        src: &[T],
+        start: i64,
+        step: i64,
+        extent: usize,
+        acc: &mut [T],
+        f: impl Fn(T, T) -> T + Copy,
+    ) {
+        for r in 0..extent as i64 {
+            let row = &src[(start + step * r) as usize..][..acc.len()];
+            for (a, &x) in acc.iter_mut().zip(row) {
+                *a = f(*a, x);
+            }
         }
     }
 }
@@ -97,23 +102,25 @@ fn fold_short<T: Copy>(runs: [&[T]; 4], id: T, f: impl Fn(T, T) -> T + Copy) -> 
     out
 }
 
-/// Folds `v`'s first `width` lanes (one value: repeated) into the accumulator.
-pub(super) fn fold_into(op: ReduceOp, acc: &mut Col, v: Values, width: usize) {
-    with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
-        let a = &mut acc.buf.as_mut_slice::<T>()[..width];
-        let x = T::slice(v);
-        with_monoid!(op, T, |_id, f| {
-            if x.len() == 1 {
-                let x = x[0];
-                a.iter_mut().for_each(|a| *a = f(*a, x));
-            } else {
-                for (a, &x) in a.iter_mut().zip(x) {
-                    *a = f(*a, x);
+multiversion! {
+    /// Folds `v`'s first `width` lanes (one value: repeated) into the accumulator.
+    pub(super) fn fold_into(op: ReduceOp, acc: &mut Col, v: Values, width: usize) {
+        with_dtype!(acc.dtype, T, [I32, U32, F32, F64], {
+            let a = &mut acc.buf.as_mut_slice::<T>()[..width];
+            let x = T::slice(v);
+            with_monoid!(op, T, |_id, f| {
+                if x.len() == 1 {
+                    let x = x[0];
+                    a.iter_mut().for_each(|a| *a = f(*a, x));
+                } else {
+                    for (a, &x) in a.iter_mut().zip(x) {
+                        *a = f(*a, x);
+                    }
                 }
-            }
-        })
-    });
-    acc.len = acc.len.max(width);
+            })
+        });
+        acc.len = acc.len.max(width);
+    }
 }
 
 /// The kernel's epilogue applied to `value`'s lanes: the values to store.

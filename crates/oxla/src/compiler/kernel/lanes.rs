@@ -3,6 +3,7 @@
 //! run through raw pointers, each thread reading what it reads and writing its own part.
 
 use crate::array::{Array, Buffer, DType, Lane, Values, ValuesMut};
+use crate::prims::isa::multiversion;
 use crate::prims::with_dtype;
 
 /// The values of one node for the current block: up to [`LANES`](super::schedule::LANES) typed values, of which
@@ -31,6 +32,7 @@ impl Col {
         }
     }
 
+    #[inline(always)]
     pub(super) fn get(&self) -> Values<'_> {
         with_dtype!(self.dtype, T, {
             let lanes = match self.view {
@@ -45,6 +47,7 @@ impl Col {
 
     /// The first `w` lanes, or the one value that stands for every lane. (A node tiled
     /// for a full group of rows has more lanes than a last, partial group reads.)
+    #[inline(always)]
     pub(super) fn first(&self, w: usize) -> Values<'_> {
         let v = self.get();
         if v.len() > w {
@@ -55,12 +58,14 @@ impl Col {
     }
 
     /// Reads `lanes` where they lie (no copy).
+    #[inline(always)]
     pub(super) fn set_view<T: Lane>(&mut self, lanes: &[T]) {
         self.len = lanes.len();
         self.view = Some(lanes.as_ptr() as *const u8);
     }
 
     /// The first `len` values, to overwrite.
+    #[inline(always)]
     pub(super) fn typed_mut<T: Lane>(&mut self, len: usize) -> &mut [T] {
         self.len = len;
         self.view = None;
@@ -100,11 +105,13 @@ impl Src {
         }
     }
 
+    #[inline(always)]
     pub(super) fn len<T: Lane>(&self) -> usize {
         self.bytes / std::mem::size_of::<T>()
     }
 
     /// Every element, for a buffer the kernel does not write.
+    #[inline(always)]
     pub(super) fn all<T: Lane>(&self) -> &[T] {
         assert!(
             !self.written,
@@ -116,6 +123,7 @@ impl Src {
     }
 
     /// Elements `start..start + n`.
+    #[inline(always)]
     pub(super) fn range<T: Lane>(&self, start: usize, n: usize) -> &[T] {
         assert!(start + n <= self.len::<T>(), "kernel read out of its input");
         // SAFETY: in bounds (checked), aligned and initialised; in a buffer written in
@@ -128,6 +136,7 @@ impl Src {
 /// `out[l] = src[start + step * l]`. With `clamp`, indices are clamped into the buffer
 /// (masked-off lanes of a padded or concatenated operand may point outside it; their
 /// values are discarded).
+#[inline(always)]
 pub(super) fn load<T: Lane>(src: &Src, start: i64, step: i64, clamp: bool, out: &mut [T]) {
     let len = src.len::<T>() as i64;
     if len == 0 {
@@ -180,18 +189,25 @@ unsafe impl Sync for Out {}
 impl Out {
     /// Writes `v`'s lanes (one value: repeated) at `base + step * l` for `l < width`.
     pub(super) fn store(&self, v: Values, base: i64, step: i64, width: usize) {
+        store_lanes(self, v, base, step, width);
+    }
+}
+
+multiversion! {
+    /// [`Out::store`].
+    fn store_lanes(out: &Out, v: Values, base: i64, step: i64, width: usize) {
         if width == 0 {
             return;
         }
         let last = base + step * (width as i64 - 1);
         assert!(
-            base.min(last) >= 0 && (base.max(last) as usize) < self.len,
+            base.min(last) >= 0 && (base.max(last) as usize) < out.len,
             "kernel output offsets {base}..={last} out of {}",
-            self.len
+            out.len
         );
-        with_dtype!(self.dtype, T, {
+        with_dtype!(out.dtype, T, {
             let s = T::slice(v);
-            let p = self.buf as *mut T;
+            let p = out.buf as *mut T;
             // SAFETY: `base` is in bounds (checked above).
             let at = unsafe { p.add(base as usize) };
             if (step == 1 || width == 1) && s.len() >= width && std::ptr::eq(s.as_ptr(), at) {

@@ -300,3 +300,93 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
     // The loops may be coalesced: the result has the shape of the value computed.
     Array::from_buffer(dtype, &k.out.aval.shape, buffer)
 }
+
+/// The kernels' baseline versions against the versions the processor runs.
+#[cfg(test)]
+mod tests {
+    use crate::prims::isa::{force, isa, Isa};
+    use crate::{jit, nn, numpy as jnp, random, Tensor};
+
+    /// Values of `f32[shape]` that exercise every kind of lane: negatives, fractions, large.
+    fn data(seed: i64, shape: &[usize]) -> Tensor {
+        random::normal(&random::key(seed), shape) * 3.0
+    }
+
+    /// Programs covering the interpreter (elementwise lanes, strided and gathered loads,
+    /// rows per block, reductions of every walk, epilogues), the skinny products and eager
+    /// kernels: their results, flattened, and the pairwise kernel's apart.
+    fn programs() -> (Vec<Vec<f32>>, Vec<f32>) {
+        let x = data(0, &[300, 257]);
+        let y = data(1, &[257]);
+        let mut out = Vec::new();
+        let elementwise = jit(|(x, y): (Tensor, Tensor)| {
+            let z = jnp::tanh(&(&x * 0.1)) + jnp::exp(&(&x * 0.2)) * &y;
+            nn::sigmoid(&z) + jnp::log1p(&jnp::abs(&z)) + jnp::sqrt(&jnp::abs(&x))
+        });
+        out.push(elementwise.call((x.clone(), y.clone())).unwrap());
+        // Reductions along each axis and over everything, a row softmax (rows per block) and
+        // a transposed, padded operand (strided and clamped loads).
+        let reductions = jit(|x: Tensor| {
+            let rows = jnp::exp(&(&x * 0.1)).sum(1);
+            let cols = x.max(0) + x.min(0) + x.sum(0);
+            let all = (&x * &x).sum(None) + rows.sum(None) + cols.sum(None);
+            (rows, cols, all)
+        });
+        let (rows, cols, all) = reductions.call(x.clone()).unwrap();
+        out.extend([rows, cols, all]);
+        out.push(nn::softmax(&data(2, &[500, 10]), 1));
+        let moved = jit(|x: Tensor| {
+            let t = jnp::pad(&x.transpose(&[1, 0]), &[(1, 2), (0, 3)], 0.5);
+            jnp::concatenate(&[t.clone(), &t * 2.0], 0).sum(1)
+        });
+        out.push(moved.call(x.clone()).unwrap());
+        // Skinny products: few columns of either layout, few terms.
+        let products = jit(|(x, w, v, p): (Tensor, Tensor, Tensor, Tensor)| {
+            let by_rows = jnp::matmul(&x, &w);
+            let by_columns = jnp::matmul(&x.transpose(&[1, 0]), &v);
+            let few_terms = jnp::matmul(&p, &w.transpose(&[1, 0]));
+            (by_rows, by_columns, few_terms)
+        });
+        let ws = (
+            x.clone(),
+            data(3, &[257, 10]),
+            data(6, &[300, 10]),
+            data(7, &[300, 10]),
+        );
+        let (by_rows, by_columns, few_terms) = products.call(ws).unwrap();
+        out.extend([by_rows, by_columns, few_terms]);
+        // Eager elementwise kernels.
+        out.push(jnp::exp(&(&x * 0.1)) * jnp::sin(&x));
+        let flat = out.iter().map(|t| t.to_vec::<f32>()).collect();
+        // A pairwise sum of absolute differences (seed 000's L1 affinities).
+        let a = data(4, &[40, 100]);
+        let b = data(5, &[36, 100]);
+        let pairwise = jit(|(a, b): (Tensor, Tensor)| {
+            let d = jnp::expand_dims(&a, 1) - jnp::expand_dims(&b, 0);
+            -jnp::abs(&d).sum(2)
+        });
+        (flat, pairwise.call((a, b)).unwrap().to_vec::<f32>())
+    }
+
+    #[test]
+    fn the_baseline_computes_what_the_fast_versions_do() {
+        let fast = programs();
+        force(Some(Isa::Baseline));
+        assert_eq!(isa(), Isa::Baseline);
+        let baseline = programs();
+        force(None);
+        // The same instructions' results, bit for bit.
+        for (i, (f, b)) in fast.0.iter().zip(&baseline.0).enumerate() {
+            let same = f.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(
+                same && f.len() == b.len(),
+                "program {i} differs on the baseline"
+            );
+        }
+        // The pairwise micro-kernel is written per instruction set: its sums are ordered
+        // differently.
+        for (f, b) in fast.1.iter().zip(&baseline.1) {
+            assert!((f - b).abs() <= 1e-4 * (1.0 + f.abs()), "{f} vs {b}");
+        }
+    }
+}

@@ -5,6 +5,8 @@ use super::ir::{Affine, Kernel, NodeOp};
 use crate::array::{Elem, Lane, Values};
 use crate::prims::{with_dtype, Prim};
 
+use crate::prims::isa::multiversion;
+
 use super::folds::fold_into;
 use super::lanes::{load, Out, Src};
 use super::schedule::{Order, LANES};
@@ -15,6 +17,7 @@ const MAX_ARGS: usize = 4;
 
 /// `a` at the current loop indices (the vector loop at its block start), and its step
 /// from one lane to the next.
+#[inline(always)]
 fn affine_at(a: &Affine, idx: &[i64], vector: usize) -> (i64, i64) {
     let start = a.base + a.coef.iter().zip(idx).map(|(c, i)| c * i).sum::<i64>();
     (start, a.coef.get(vector).copied().unwrap_or(0))
@@ -49,6 +52,7 @@ pub(super) struct Run<'a> {
 }
 
 impl Run<'_> {
+    #[inline(always)]
     pub(super) fn lanes(&self, node: usize) -> usize {
         let deps = self.k.nodes[node].deps;
         let on = |d: usize| deps & (1 << d) != 0;
@@ -67,6 +71,7 @@ impl Run<'_> {
     /// from one row to the next along `coef` (an index map's coefficients, or the result's
     /// strides), when the rows' lanes do not continue one another along the lane step
     /// `step` (`None`: lane `l` is at `start + step * l`).
+    #[inline(always)]
     pub(super) fn rows_apart(&self, coef: &[i64], step: i64) -> Option<(usize, i64)> {
         let u = *self.order.loops.last()?;
         let e = self.k.loops[self.order.vector];
@@ -75,6 +80,7 @@ impl Run<'_> {
     }
 
     /// The index `a` gives lane `l` of the block: `start + step * l`, or row by row.
+    #[inline(always)]
     pub(super) fn lane_index(&self, a: &Affine, start: i64, step: i64) -> impl Fn(usize) -> i64 {
         let apart = self.rows_apart(&a.coef, step);
         move |l| match apart {
@@ -84,6 +90,7 @@ impl Run<'_> {
     }
 
     /// Fills `offs` with the buffer offsets of a load or gather node's lanes.
+    #[inline(always)]
     pub(super) fn lane_offsets(&mut self, n: usize, w: usize) {
         let v = self.order.vector;
         let (window, starts) = match &self.k.nodes[n].op {
@@ -107,121 +114,9 @@ impl Run<'_> {
         }
     }
 
+    /// Evaluates node `n` on the lanes of the current block.
     pub(super) fn eval(&mut self, n: usize) {
-        let node = &self.k.nodes[n];
-        let w = self.lanes(n);
-        let v = self.order.vector;
-        match &node.op {
-            NodeOp::Lit(l) => {
-                let col = &mut self.s.cols[n];
-                with_dtype!(col.dtype, T, {
-                    col.typed_mut::<T>(1)[0] = l.as_slice::<T>()[0]
-                })
-            }
-            NodeOp::Load {
-                slot,
-                offset,
-                clamp,
-            } => {
-                let (start, step) = affine_at(offset, &self.s.idx, v);
-                let apart = self.rows_apart(&offset.coef, step);
-                let src = &self.inputs[*slot];
-                let col = &mut self.s.cols[n];
-                with_dtype!(col.dtype, T, {
-                    let end = start + w as i64;
-                    let rows = apart.filter(|_| w > 1);
-                    if let Some((e, row)) =
-                        rows.filter(|_| step == 0 && !src.written && src.len::<T>() > 0)
-                    {
-                        // A value per row, repeated along it, filled here rather than by
-                        // a `load` call per row.
-                        let s = src.all::<T>();
-                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
-                            let at = start + row * r as i64;
-                            let at = if *clamp {
-                                at.clamp(0, s.len() as i64 - 1)
-                            } else {
-                                at
-                            };
-                            lanes.fill(s[at as usize]);
-                        }
-                    } else if let Some((e, row)) = rows {
-                        // Each row of the block apart (or the same one, tiled).
-                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
-                            load(src, start + row * r as i64, step, *clamp, lanes);
-                        }
-                    } else if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>()
-                    {
-                        // Contiguous lanes: read where they lie. In the buffer written in
-                        // place, they are the lanes this block stores, once every node
-                        // has read them.
-                        col.set_view(src.range::<T>(start as usize, w));
-                    } else {
-                        load(src, start, step, *clamp, col.typed_mut::<T>(w))
-                    }
-                })
-            }
-            NodeOp::Gather { slot, .. } => {
-                self.lane_offsets(n, w);
-                let col = &mut self.s.cols[n];
-                with_dtype!(col.dtype, T, {
-                    let src = self.inputs[*slot].all::<T>();
-                    // Points masked off by a pad or concatenation around the gather may
-                    // index outside the operand: clamp them, as loads do.
-                    let last = (src.len() as i64 - 1).max(0);
-                    for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&self.s.offs) {
-                        *o = src[off.clamp(0, last) as usize];
-                    }
-                })
-            }
-            NodeOp::Iota { value } => {
-                let (start, step) = affine_at(value, &self.s.idx, v);
-                let at = self.lane_index(value, start, step);
-                let col = &mut self.s.cols[n];
-                with_dtype!(col.dtype, T, {
-                    for (l, o) in col.typed_mut::<T>(w).iter_mut().enumerate() {
-                        *o = T::from_f64(at(l) as f64);
-                    }
-                })
-            }
-            NodeOp::InRange { value, lo, hi } => {
-                let (start, step) = affine_at(value, &self.s.idx, v);
-                let at = self.lane_index(value, start, step);
-                for (l, o) in self.s.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
-                    *o = (*lo..*hi).contains(&at(l));
-                }
-            }
-            NodeOp::Apply { prim, args } => {
-                let (before, rest) = self.s.cols.split_at_mut(n);
-                let alias = &self.s.alias;
-                let mut fixed = [Values::Bool(&[]); MAX_ARGS];
-                let many: Vec<Values>;
-                let ins: &[Values] = if args.len() <= MAX_ARGS {
-                    for (f, &a) in fixed.iter_mut().zip(args) {
-                        *f = before[alias[a]].first(w);
-                    }
-                    &fixed[..args.len()]
-                } else {
-                    many = args.iter().map(|&a| before[alias[a]].first(w)).collect();
-                    &many
-                };
-                let uniform = match ins[0] {
-                    Values::Bool([p]) if *prim == Prim::SelectN => Some(*p as usize),
-                    Values::I32([p]) if *prim == Prim::SelectN => Some((*p).max(0) as usize),
-                    _ => None,
-                };
-                // A predicate that is the same for every lane picks one case whole.
-                let target = match uniform {
-                    Some(which) => alias[args[1 + which.min(args.len() - 2)]],
-                    None => {
-                        let len = ins.iter().map(Values::len).max().unwrap_or(1);
-                        prim.eval_lanes(ins, rest[0].set(len));
-                        n
-                    }
-                };
-                self.s.alias[n] = target;
-            }
-        }
+        eval_node(self, n);
     }
 
     /// The output offset of the current block's first lane, and the step between lanes.
@@ -298,6 +193,126 @@ impl Run<'_> {
                 }
             }
             Some((op, _)) => fold_into(*op, &mut self.s.acc, root, self.width),
+        }
+    }
+}
+
+multiversion! {
+    /// Evaluates node `n` on the lanes of `run`'s current block.
+    fn eval_node['a](run: &mut Run<'a>, n: usize) {
+        let node = &run.k.nodes[n];
+        let w = run.lanes(n);
+        let v = run.order.vector;
+        match &node.op {
+            NodeOp::Lit(l) => {
+                let col = &mut run.s.cols[n];
+                with_dtype!(col.dtype, T, {
+                    col.typed_mut::<T>(1)[0] = l.as_slice::<T>()[0]
+                })
+            }
+            NodeOp::Load {
+                slot,
+                offset,
+                clamp,
+            } => {
+                let (start, step) = affine_at(offset, &run.s.idx, v);
+                let apart = run.rows_apart(&offset.coef, step);
+                let src = &run.inputs[*slot];
+                let col = &mut run.s.cols[n];
+                with_dtype!(col.dtype, T, {
+                    let end = start + w as i64;
+                    let rows = apart.filter(|_| w > 1);
+                    if let Some((e, row)) =
+                        rows.filter(|_| step == 0 && !src.written && src.len::<T>() > 0)
+                    {
+                        // A value per row, repeated along it, filled here rather than by
+                        // a `load` call per row.
+                        let s = src.all::<T>();
+                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
+                            let at = start + row * r as i64;
+                            let at = if *clamp {
+                                at.clamp(0, s.len() as i64 - 1)
+                            } else {
+                                at
+                            };
+                            lanes.fill(s[at as usize]);
+                        }
+                    } else if let Some((e, row)) = rows {
+                        // Each row of the block apart (or the same one, tiled).
+                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
+                            load(src, start + row * r as i64, step, *clamp, lanes);
+                        }
+                    } else if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>()
+                    {
+                        // Contiguous lanes: read where they lie. In the buffer written in
+                        // place, they are the lanes this block stores, once every node
+                        // has read them.
+                        col.set_view(src.range::<T>(start as usize, w));
+                    } else {
+                        load(src, start, step, *clamp, col.typed_mut::<T>(w))
+                    }
+                })
+            }
+            NodeOp::Gather { slot, .. } => {
+                run.lane_offsets(n, w);
+                let col = &mut run.s.cols[n];
+                with_dtype!(col.dtype, T, {
+                    let src = run.inputs[*slot].all::<T>();
+                    // Points masked off by a pad or concatenation around the gather may
+                    // index outside the operand: clamp them, as loads do.
+                    let last = (src.len() as i64 - 1).max(0);
+                    for (o, &off) in col.typed_mut::<T>(w).iter_mut().zip(&run.s.offs) {
+                        *o = src[off.clamp(0, last) as usize];
+                    }
+                })
+            }
+            NodeOp::Iota { value } => {
+                let (start, step) = affine_at(value, &run.s.idx, v);
+                let at = run.lane_index(value, start, step);
+                let col = &mut run.s.cols[n];
+                with_dtype!(col.dtype, T, {
+                    for (l, o) in col.typed_mut::<T>(w).iter_mut().enumerate() {
+                        *o = T::from_f64(at(l) as f64);
+                    }
+                })
+            }
+            NodeOp::InRange { value, lo, hi } => {
+                let (start, step) = affine_at(value, &run.s.idx, v);
+                let at = run.lane_index(value, start, step);
+                for (l, o) in run.s.cols[n].typed_mut::<bool>(w).iter_mut().enumerate() {
+                    *o = (*lo..*hi).contains(&at(l));
+                }
+            }
+            NodeOp::Apply { prim, args } => {
+                let (before, rest) = run.s.cols.split_at_mut(n);
+                let alias = &run.s.alias;
+                let mut fixed = [Values::Bool(&[]); MAX_ARGS];
+                let many: Vec<Values>;
+                let ins: &[Values] = if args.len() <= MAX_ARGS {
+                    for (f, &a) in fixed.iter_mut().zip(args) {
+                        *f = before[alias[a]].first(w);
+                    }
+                    &fixed[..args.len()]
+                } else {
+                    many = args.iter().map(|&a| before[alias[a]].first(w)).collect();
+                    &many
+                };
+                let uniform = match ins[0] {
+                    Values::Bool([p]) if *prim == Prim::SelectN => Some(*p as usize),
+                    Values::I32([p]) if *prim == Prim::SelectN => Some((*p).max(0) as usize),
+                    _ => None,
+                };
+                // A predicate that is the same for every lane picks one case whole.
+                let target = match uniform {
+                    Some(which) => alias[args[1 + which.min(args.len() - 2)]],
+                    None => {
+                        let len = ins.iter().map(Values::len).max().unwrap_or(1);
+                        prim.eval_lanes(ins, rest[0].set(len));
+                        n
+                    }
+                };
+                run.s.alias[n] = target;
+            }
         }
     }
 }
