@@ -531,6 +531,7 @@ macro_rules! float {
             fn powf(self, o: Self) -> Self {
                 <$t>::powf(self, o)
             }
+            #[inline(always)]
             fn erf_inv(self) -> Self {
                 $erf_inv(self)
             }
@@ -603,6 +604,18 @@ fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
         }
     } else {
         out.fill(f(x[0]));
+    }
+}
+
+/// `out[i] = erf_inv(x[i])`; a one-element `x` is repeated.
+#[inline(always)]
+fn erf_inv_lanes<T: Float>(x: &[T], out: &mut [T]) {
+    if x.len() == out.len() {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = v.erf_inv();
+        }
+    } else {
+        out.fill(x[0].erf_inv());
     }
 }
 
@@ -693,7 +706,14 @@ multiversion! {
             Floor => float_map!(Float::floor),
             Ceil => float_map!(Float::ceil),
             Round => float_map!(Float::round),
-            ErfInv => float_map!(Float::erf_inv),
+            // A long polynomial: called here, not through a function value, so that it is
+        // compiled into each instruction set's version of this kernel.
+        ErfInv => with_dtype!(
+            x.dtype(),
+            T,
+            [F32, F64],
+            erf_inv_lanes(T::slice(x), T::slice_mut(out))
+        ),
             IsFinite => with_dtype!(
                 x.dtype(),
                 T,
