@@ -205,6 +205,10 @@ pub struct FusedStep {
     pub inputs: Vec<Aval>,
     /// Whether the step is a fused loop-nest kernel.
     pub fused: bool,
+    /// A fused kernel's schedule, decided when the program was compiled: its loops, the
+    /// reduced ones, the order they are walked in, the loop walked in blocks of lanes,
+    /// tiling and the split over threads. `None` for a step that runs alone.
+    pub schedule: Option<String>,
 }
 
 /// A compiled program with its memory plan.
@@ -265,12 +269,14 @@ impl<O> Compiled<O> {
                     primitives: vec![j.eqns[*i].prim.name()],
                     inputs: vec![],
                     fused: false,
+                    schedule: None,
                 },
                 fuse::Step::Kernel(k) => FusedStep {
                     output: k.out.aval.clone(),
                     primitives: k.eqns.iter().map(|&i| j.eqns[i].prim.name()).collect(),
                     inputs: k.inputs.iter().map(|v| v.aval.clone()).collect(),
                     fused: true,
+                    schedule: Some(kernel::schedule(k)),
                 },
             })
             .collect()

@@ -6,9 +6,12 @@
 //! time, 16 lanes of `k` per step, so each loaded vector serves four pairs; tiles of `a`
 //! rows stay in cache while the rows of `b` stream past them.
 
-use super::fuse::{Kernel, NodeOp};
+use super::kernel::ir::{Kernel, NodeOp};
 use crate::array::{Array, DType, Values, ValuesMut};
 use crate::core::Prim;
+use crate::prims::isa::multiversion;
+#[cfg(target_arch = "x86_64")]
+use crate::prims::isa::{isa, Isa};
 use crate::prims::{BinaryOp, ReduceOp, UnaryOp};
 
 /// The elementwise function of a pairwise reduction.
@@ -168,30 +171,12 @@ impl Pairwise {
             let j = (j0 + c).min(rj - 1);
             &b[b0 + j * sb..][..len]
         });
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-        {
-            use std::arch::x86_64::{_mm512_abs_ps, _mm512_add_ps, _mm512_fmadd_ps, _mm512_sub_ps};
-            // SAFETY: the build enables AVX-512 (checked by the cfg), so these intrinsics
-            // run on this machine; they only compute on registers.
-            match self.op {
-                PairOp::AbsDiff => micro512(a, b, |acc, x, y| unsafe {
-                    _mm512_add_ps(acc, _mm512_abs_ps(_mm512_sub_ps(x, y)))
-                }),
-                PairOp::SquaredDiff => micro512(a, b, |acc, x, y| unsafe {
-                    let d = _mm512_sub_ps(x, y);
-                    _mm512_fmadd_ps(d, d, acc)
-                }),
-                PairOp::Product => {
-                    micro512(a, b, |acc, x, y| unsafe { _mm512_fmadd_ps(x, y, acc) })
-                }
-            }
+        #[cfg(target_arch = "x86_64")]
+        if isa() == Isa::V4 {
+            // SAFETY: `isa` chose V4 only on a processor with AVX-512F.
+            return unsafe { block512(self.op, a, b) };
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-        match self.op {
-            PairOp::AbsDiff => micro(a, b, |x, y| (x - y).abs()),
-            PairOp::SquaredDiff => micro(a, b, |x, y| (x - y) * (x - y)),
-            PairOp::Product => micro(a, b, |x, y| x * y),
-        }
+        micro(self.op, a, b)
     }
 }
 
@@ -211,51 +196,97 @@ fn difference(
     operands(args[0], args[1])
 }
 
-/// `sum_k f(a[r][k], b[c][k])` for 4 x 4 rows, [`W`] lanes at a time, each lane's partial
-/// sums kept apart (the portable form, for builds without AVX-512).
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
-fn micro(a: [&[f32]; 4], b: [&[f32]; 4], f: impl Fn(f32, f32) -> f32 + Copy) -> [[f32; 4]; 4] {
-    let len = a[0].len();
-    let full = len / W * W;
-    let mut acc = [[[0f32; W]; 4]; 4];
-    for k in (0..full).step_by(W) {
-        for r in 0..4 {
-            for c in 0..4 {
-                for l in 0..W {
-                    acc[r][c][l] += f(a[r][k + l], b[c][k + l]);
+/// `sum_k f(a[r][k], b[c][k])` for 4 x 4 rows, `f` given by `op`: the portable form,
+/// for processors without AVX-512.
+fn micro(op: PairOp, a: [&[f32]; 4], b: [&[f32]; 4]) -> [[f32; 4]; 4] {
+    match op {
+        PairOp::AbsDiff => micro_by(a, b, |x, y| (x - y).abs()),
+        PairOp::SquaredDiff => micro_by(a, b, |x, y| (x - y) * (x - y)),
+        PairOp::Product => micro_by(a, b, |x, y| x * y),
+    }
+}
+
+multiversion! {
+    /// [`micro`] with the function `f`, [`W`] lanes at a time, each lane's partial sums
+    /// kept apart.
+    fn micro_by(
+        a: [&[f32]; 4],
+        b: [&[f32]; 4],
+        f: impl Fn(f32, f32) -> f32 + Copy,
+    ) -> [[f32; 4]; 4] {
+        let len = a[0].len();
+        let full = len / W * W;
+        let mut acc = [[[0f32; W]; 4]; 4];
+        for k in (0..full).step_by(W) {
+            for r in 0..4 {
+                for c in 0..4 {
+                    for l in 0..W {
+                        acc[r][c][l] += f(a[r][k + l], b[c][k + l]);
+                    }
                 }
             }
         }
-    }
-    let mut out = [[0f32; 4]; 4];
-    for r in 0..4 {
-        for c in 0..4 {
-            let tail: f32 = (full..len).map(|k| f(a[r][k], b[c][k])).sum();
-            out[r][c] = acc[r][c].iter().sum::<f32>() + tail;
+        let mut out = [[0f32; 4]; 4];
+        for r in 0..4 {
+            for c in 0..4 {
+                let tail: f32 = (full..len).map(|k| f(a[r][k], b[c][k])).sum();
+                out[r][c] = acc[r][c].iter().sum::<f32>() + tail;
+            }
         }
+        out
     }
-    out
 }
 
-/// The same with AVX-512 registers: sixteen accumulators of 16 lanes, eight loads per step.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-#[inline(always)]
-fn micro512(
-    a: [&[f32]; 4],
-    b: [&[f32]; 4],
-    step: impl Fn(
-            std::arch::x86_64::__m512,
-            std::arch::x86_64::__m512,
-            std::arch::x86_64::__m512,
-        ) -> std::arch::x86_64::__m512
-        + Copy,
-) -> [[f32; 4]; 4] {
+/// [`micro`] with AVX-512 registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn block512(op: PairOp, a: [&[f32]; 4], b: [&[f32]; 4]) -> [[f32; 4]; 4] {
+    match op {
+        PairOp::AbsDiff => micro512::<ABS_DIFF>(a, b),
+        PairOp::SquaredDiff => micro512::<SQUARED_DIFF>(a, b),
+        PairOp::Product => micro512::<PRODUCT>(a, b),
+    }
+}
+
+/// [`PairOp`]s as the constant parameter of [`micro512`] and [`step512`].
+#[cfg(target_arch = "x86_64")]
+const ABS_DIFF: u8 = 0;
+#[cfg(target_arch = "x86_64")]
+const SQUARED_DIFF: u8 = 1;
+#[cfg(target_arch = "x86_64")]
+const PRODUCT: u8 = 2;
+
+/// `acc + f(x, y)` on 16 lanes, `f` the [`PairOp`] numbered `OP`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn step512<const OP: u8>(
+    acc: std::arch::x86_64::__m512,
+    x: std::arch::x86_64::__m512,
+    y: std::arch::x86_64::__m512,
+) -> std::arch::x86_64::__m512 {
+    use std::arch::x86_64::{_mm512_abs_ps, _mm512_add_ps, _mm512_fmadd_ps, _mm512_sub_ps};
+    match OP {
+        ABS_DIFF => _mm512_add_ps(acc, _mm512_abs_ps(_mm512_sub_ps(x, y))),
+        SQUARED_DIFF => {
+            let d = _mm512_sub_ps(x, y);
+            _mm512_fmadd_ps(d, d, acc)
+        }
+        _ => _mm512_fmadd_ps(x, y, acc),
+    }
+}
+
+/// [`micro`] of the [`PairOp`] numbered `OP` with AVX-512 registers: sixteen accumulators
+/// of 16 lanes, eight loads per step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn micro512<const OP: u8>(a: [&[f32]; 4], b: [&[f32]; 4]) -> [[f32; 4]; 4] {
     use std::arch::x86_64::{
         __mmask16, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_reduce_add_ps, _mm512_setzero_ps,
     };
     let len = a[0].len();
     let full = len / W * W;
-    // SAFETY: AVX-512 is enabled (cfg); every load reads lanes `k..k + W` of a row of at
+    // SAFETY: every load reads lanes `k..k + W` of a row of at
     // least `full >= k + W` elements (the rows are sliced to `len` by the caller), and the
     // masked tail load reads only the row's last `len - full` elements.
     unsafe {
@@ -265,7 +296,7 @@ fn micro512(
             let bv: [_; 4] = std::array::from_fn(|c| _mm512_loadu_ps(b[c][k..k + W].as_ptr()));
             for r in 0..4 {
                 for c in 0..4 {
-                    acc[r][c] = step(acc[r][c], av[r], bv[c]);
+                    acc[r][c] = step512::<OP>(acc[r][c], av[r], bv[c]);
                 }
             }
         }
@@ -278,7 +309,7 @@ fn micro512(
                 std::array::from_fn(|c| _mm512_maskz_loadu_ps(mask, b[c][full..].as_ptr()));
             for r in 0..4 {
                 for c in 0..4 {
-                    acc[r][c] = step(acc[r][c], av[r], bv[c]);
+                    acc[r][c] = step512::<OP>(acc[r][c], av[r], bv[c]);
                 }
             }
         }
@@ -323,20 +354,16 @@ mod tests {
             let br: [&[f32]; 4] = std::array::from_fn(|c| &b[c][..]);
             for (i, f) in kinds.into_iter().enumerate() {
                 let want = naive(&a, &b, f);
-                let portable = micro(ar, br, f);
-                #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-                let vector = {
-                    let op = [PairOp::AbsDiff, PairOp::SquaredDiff, PairOp::Product][i];
-                    let p = Pairwise {
-                        op,
-                        a: (0, 0, 0),
-                        b: (0, 0, 0),
-                        shape: (4, 4, len),
-                    };
-                    p.block((&a.concat(), 0, len), (&b.concat(), 0, len), 0, 0, (4, 4))
+                let op = [PairOp::AbsDiff, PairOp::SquaredDiff, PairOp::Product][i];
+                let portable = micro(op, ar, br);
+                // The AVX-512 form where the processor has it (the one `block` takes).
+                let p = Pairwise {
+                    op,
+                    a: (0, 0, 0),
+                    b: (0, 0, 0),
+                    shape: (4, 4, len),
                 };
-                #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-                let vector = portable;
+                let vector = p.block((&a.concat(), 0, len), (&b.concat(), 0, len), 0, 0, (4, 4));
                 for r in 0..4 {
                     for c in 0..4 {
                         let w = want[r][c];

@@ -8,6 +8,7 @@
 mod broadcast;
 pub(crate) mod elementwise;
 pub(crate) mod indexing;
+pub(crate) mod isa;
 pub(crate) mod linalg;
 mod polynomial;
 pub(crate) mod pyfmt;

@@ -2,6 +2,7 @@
 //! `reduce_or`, `argmax`, `argmin` and `cumsum`.
 
 use super::arity;
+use super::isa::multiversion;
 use super::view::{new_array, signed_strides, strided};
 use crate::array::with_dtype;
 use crate::array::Aval;
@@ -239,11 +240,13 @@ macro_rules! with_monoid {
 }
 pub(crate) use with_monoid;
 
-/// Combines `s`: by halves above [`PAIRWISE_BLOCK`] when `pairwise`, and within a block
-/// in eight interleaved partial results (which the compiler turns into vector
-/// instructions), combined as a tree at the end.
-pub(crate) fn fold<T: Monoid>(op: ReduceOp, s: &[T], pairwise: bool) -> T {
-    with_monoid!(op, T, |id, f| fold_by(s, pairwise, id, f))
+multiversion! {
+    /// Combines `s`: by halves above [`PAIRWISE_BLOCK`] when `pairwise`, and within a block
+    /// in eight interleaved partial results (which the compiler turns into vector
+    /// instructions), combined as a tree at the end.
+    pub(crate) fn fold[T: Monoid](op: ReduceOp, s: &[T], pairwise: bool) -> T {
+        with_monoid!(op, T, |id, f| fold_by(s, pairwise, id, f))
+    }
 }
 
 /// [`fold`] with the combining function `f` and its identity `id`.
@@ -283,9 +286,11 @@ fn fold_parts<T: Copy, const P: usize>(s: &[T], id: T, f: impl Fn(T, T) -> T + C
 /// Runs shorter than this fold in four partial results, longer ones in eight.
 pub(crate) const SHORT_RUN: usize = 32;
 
-/// The pairwise [`fold_by`] of a long run, out of line.
-fn fold_halves<T: Copy>(s: &[T], id: T, f: impl Fn(T, T) -> T + Copy) -> T {
-    fold_by(s, true, id, f)
+multiversion! {
+    /// The pairwise [`fold_by`] of a long run, out of line.
+    fn fold_halves[T: Copy](s: &[T], id: T, f: impl Fn(T, T) -> T + Copy) -> T {
+        fold_by(s, true, id, f)
+    }
 }
 
 pub(crate) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {

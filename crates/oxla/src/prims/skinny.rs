@@ -16,6 +16,8 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use super::isa::multiversion;
+
 /// The largest small dimension these kernels take.
 pub(super) const SMALL: usize = 16;
 
@@ -39,6 +41,7 @@ pub(super) struct View<'a> {
 }
 
 impl View<'_> {
+    #[inline(always)]
     fn at(&self, i: usize, j: usize) -> f32 {
         self.data[(self.off + i as isize * self.s[0] + j as isize * self.s[1]) as usize]
     }
@@ -129,21 +132,23 @@ fn few_columns<const N: usize>(a: View, b: View, k: usize, out: &mut [MaybeUnini
         });
 }
 
-/// Rows `p0..p0 + 32` of `a @ b`, `b`'s rows given as `coefs`, as 2 vectors of 16 rows for
-/// each of the `N` columns; the accumulators stay in registers.
-#[inline(never)]
-fn accumulate_rows<const N: usize>(a: View, p0: usize, coefs: &[[f32; N]]) -> [[V; 2]; N] {
-    let mut acc = [[[0f32; L]; 2]; N];
-    for (t, coef) in coefs.iter().enumerate() {
-        let base = (a.off + p0 as isize + t as isize * a.s[1]) as usize;
-        let x = &a.data[base..base + 2 * L];
-        let (x0, x1) = (load(x), load(&x[L..]));
-        for (acc, &w) in acc.iter_mut().zip(coef) {
-            fma_scalar(x0, w, &mut acc[0]);
-            fma_scalar(x1, w, &mut acc[1]);
+multiversion! {
+    /// Rows `p0..p0 + 32` of `a @ b`, `b`'s rows given as `coefs`, as 2 vectors of 16 rows for
+    /// each of the `N` columns; the accumulators stay in registers.
+    #[inline(never)]
+    fn accumulate_rows[const N: usize](a: View, p0: usize, coefs: &[[f32; N]]) -> [[V; 2]; N] {
+        let mut acc = [[[0f32; L]; 2]; N];
+        for (t, coef) in coefs.iter().enumerate() {
+            let base = (a.off + p0 as isize + t as isize * a.s[1]) as usize;
+            let x = &a.data[base..base + 2 * L];
+            let (x0, x1) = (load(x), load(&x[L..]));
+            for (acc, &w) in acc.iter_mut().zip(coef) {
+                fma_scalar(x0, w, &mut acc[0]);
+                fma_scalar(x1, w, &mut acc[1]);
+            }
         }
+        acc
     }
-    acc
 }
 
 /// Rows of the result that [`few_columns_by_rows`] accumulates together.
@@ -184,27 +189,28 @@ fn few_columns_by_rows(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [Maybe
         });
 }
 
-/// Rows `p..p + 8` of `a @ b`, `b`'s rows given as padded `coefs`; `a`'s rows contiguous.
-#[inline(never)]
-fn accumulate_group(a: View, p: usize, coefs: &[V]) -> [V; ROW_GROUP] {
-    let k = coefs.len();
-    let rows: [&[f32]; ROW_GROUP] = std::array::from_fn(|r| {
-        let base = (a.off + (p + r) as isize * a.s[0]) as usize;
-        &a.data[base..base + k]
-    });
-    let mut acc = [[0f32; L]; ROW_GROUP];
-    for (t, w) in coefs.iter().enumerate() {
-        for (acc, row) in acc.iter_mut().zip(&rows) {
-            fma_scalar(*w, row[t], acc);
+multiversion! {
+    /// Rows `p..p + 8` of `a @ b`, `b`'s rows given as padded `coefs`; `a`'s rows contiguous.
+    #[inline(never)]
+    fn accumulate_group(a: View, p: usize, coefs: &[V]) -> [V; ROW_GROUP] {
+        let k = coefs.len();
+        let rows: [&[f32]; ROW_GROUP] = std::array::from_fn(|r| {
+            let base = (a.off + (p + r) as isize * a.s[0]) as usize;
+            &a.data[base..base + k]
+        });
+        let mut acc = [[0f32; L]; ROW_GROUP];
+        for (t, w) in coefs.iter().enumerate() {
+            for (acc, row) in acc.iter_mut().zip(&rows) {
+                fma_scalar(*w, row[t], acc);
+            }
         }
+        acc
     }
-    acc
 }
 
 /// A product of at most [`SMALL`] terms: each result row is a combination of the `k` rows
 /// of `b`, 64 columns at a time.
 fn few_terms(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [MaybeUninit<f32>]) {
-    const WIDE: usize = 4;
     // b's rows in vectors, the vectors of 64 columns side by side for each step of k.
     let wide = n / (WIDE * L);
     let blocks: Vec<[V; WIDE]> = (0..wide)
@@ -215,34 +221,52 @@ fn few_terms(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [MaybeUninit<f32
         .collect();
     out.par_chunks_mut(ROWS_PER_TASK * n)
         .enumerate()
-        .for_each(|(task, rows)| {
-            for (r, row_out) in rows.chunks_exact_mut(n).enumerate() {
-                let p = task * ROWS_PER_TASK + r;
-                let mut coef = [0f32; SMALL];
-                for (t, c) in coef[..k].iter_mut().enumerate() {
-                    *c = a.at(p, t);
-                }
-                let coef = &coef[..k];
-                for (qb, o) in row_out.chunks_exact_mut(WIDE * L).enumerate() {
-                    let mut acc = [[0f32; L]; WIDE];
-                    for (&w, block) in coef.iter().zip(&blocks[qb * k..(qb + 1) * k]) {
-                        for (acc, x) in acc.iter_mut().zip(block) {
-                            fma_scalar(*x, w, acc);
-                        }
+        .for_each(|(task, rows)| few_terms_rows(a, b, [k, n], &blocks, task * ROWS_PER_TASK, rows));
+}
+
+/// Vectors of 64 columns of [`few_terms`]'s `b`, for each step of the contraction.
+const WIDE: usize = 4;
+
+multiversion! {
+    /// Rows from `p0` of [`few_terms`]'s result into `rows`, `b`'s rows given as `blocks`
+    /// of 64 columns (then its last columns one at a time).
+    fn few_terms_rows(
+        a: View,
+        b: View,
+        kn: [usize; 2],
+        blocks: &[[V; WIDE]],
+        p0: usize,
+        rows: &mut [MaybeUninit<f32>],
+    ) {
+        let [k, n] = kn;
+        for (r, row_out) in rows.chunks_exact_mut(n).enumerate() {
+            let p = p0 + r;
+            let mut coef = [0f32; SMALL];
+            for (t, c) in coef[..k].iter_mut().enumerate() {
+                *c = a.at(p, t);
+            }
+            let coef = &coef[..k];
+            for (qb, o) in row_out.chunks_exact_mut(WIDE * L).enumerate() {
+                let mut acc = [[0f32; L]; WIDE];
+                for (&w, block) in coef.iter().zip(&blocks[qb * k..(qb + 1) * k]) {
+                    for (acc, x) in acc.iter_mut().zip(block) {
+                        fma_scalar(*x, w, acc);
                     }
-                    for (o, &v) in o.iter_mut().zip(acc.as_flattened()) {
-                        o.write(v);
-                    }
                 }
-                for (q, o) in row_out.iter_mut().enumerate().skip(wide * WIDE * L) {
-                    let s = coef
-                        .iter()
-                        .enumerate()
-                        .fold(0.0, |s, (t, &w)| w.mul_add(b.at(t, q), s));
-                    o.write(s);
+                for (o, &v) in o.iter_mut().zip(acc.as_flattened()) {
+                    o.write(v);
                 }
             }
-        });
+            let wide = n / (WIDE * L);
+            for (q, o) in row_out.iter_mut().enumerate().skip(wide * WIDE * L) {
+                let s = coef
+                    .iter()
+                    .enumerate()
+                    .fold(0.0, |s, (t, &w)| w.mul_add(b.at(t, q), s));
+                o.write(s);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

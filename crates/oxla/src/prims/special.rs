@@ -80,6 +80,7 @@ pub fn ftz_f64(x: f64) -> f64 {
 /// Special cases: `0 -> -inf`, `+inf -> +inf`, negative or NaN -> NaN (all
 /// bits set).  XLA:CPU runs with denormals-are-zero, so subnormal inputs also
 /// give `-inf` (e.g. `jnp.log(float32(1e-40))` is `-inf` in JAX on CPU).
+#[inline(always)]
 pub fn xla_log_f32(v: f32) -> f32 {
     if v == 0.0 || v.is_subnormal() {
         return f32::NEG_INFINITY;
@@ -174,6 +175,7 @@ const LOG1P_SMALL_F32: u32 = 0x3ED4_13CD;
 /// `x + fma(x^2, -0.5, (x*x^2) * P(x)/Q(x))`, with both polynomials evaluated
 /// by Horner starting from an unfused `0*x + c0` and then one FMA per step.  Otherwise the result is
 /// [`xla_log_f32`]`(x + 1)`.
+#[inline(always)]
 pub fn xla_log1p_f32(x: f32) -> f32 {
     let x = ftz_f32(x);
     let large = xla_log_f32(x + 1.0);
@@ -203,6 +205,7 @@ pub fn xla_log1p_f32(x: f32) -> f32 {
 /// Same structure as [`xla_log1p_f32`]; the large-argument branch calls the
 /// platform `log` (XLA:CPU resolves `llvm.log.f64` to the C library `log`,
 /// which is also what `f64::ln` calls on Linux/glibc).
+#[inline(always)]
 pub fn xla_log1p_f64(x: f64) -> f64 {
     let x = ftz_f64(x);
     let large = (x + 1.0).ln();
@@ -261,6 +264,7 @@ const ERFINV_F32_TAIL: [f32; 9] = [
 /// `w - 2.5`, else in `sqrt(w) - 3` (Horner, each step one FMA); multiply by
 /// `x`.  `|x| == 1` gives
 /// `x * inf`; `|x| > 1` gives NaN.  The log1p is [`xla_log1p_f32`].
+#[inline(always)]
 pub fn erf_inv_f32(x: f32) -> f32 {
     let x = ftz_f32(x);
     let w = -xla_log1p_f32(x * -x);
@@ -356,6 +360,7 @@ const ERFINV_F64_W3: [f64; 17] = [
 /// `w < 6.25` uses 23 coefficients in `w - 3.125`, `w < 16` uses 19 in
 /// `sqrt(w) - 3.25`, otherwise 17 in `sqrt(w) - 5`; Horner with FMA; times
 /// `x`.  `|x| == 1` gives `x * inf`.
+#[inline(always)]
 pub fn erf_inv_f64(x: f64) -> f64 {
     let x = ftz_f64(x);
     let w = -xla_log1p_f64(x * -x);

@@ -292,3 +292,23 @@ fn pairwise_sums_of_every_kind_agree_with_a_loop() {
         }
     }
 }
+
+#[test]
+fn fusion_reports_each_kernels_schedule() {
+    // A row sum of exp: one kernel, its schedule fixed when the program is compiled.
+    let f = jit(|x: Tensor| jnp::exp(&x).sum(1));
+    let c = f.lower(&jnp::ones(&[64, 300])).unwrap().compile().unwrap();
+    let steps = c.fusion();
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    let schedule = steps[0].schedule.as_deref().expect("a kernel's schedule");
+    assert!(
+        schedule.starts_with("loops [64, 300], reducing [1]"),
+        "{schedule}"
+    );
+    assert!(schedule.contains("in blocks of 300 lanes"), "{schedule}");
+    // A step that runs alone has none.
+    let g = jit(|(a, b): (Tensor, Tensor)| a.matmul(&b));
+    let m = jnp::ones(&[8, 8]);
+    let c = g.lower(&(m.clone(), m)).unwrap().compile().unwrap();
+    assert!(c.fusion().iter().all(|s| s.fused || s.schedule.is_none()));
+}

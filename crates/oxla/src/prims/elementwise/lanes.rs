@@ -6,6 +6,7 @@ use super::scalar::{powi, Bits, Float, Num};
 use super::{BinaryOp, UnaryOp};
 use crate::array::with_dtype;
 use crate::array::{DType, Elem, Lane, Values, ValuesMut};
+use crate::prims::isa::multiversion;
 
 /// `out[i] = f(x[i])`; a one-element `x` is repeated.
 #[inline(always)]
@@ -16,6 +17,18 @@ fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
         }
     } else {
         out.fill(f(x[0]));
+    }
+}
+
+/// `out[i] = erf_inv(x[i])`; a one-element `x` is repeated.
+#[inline(always)]
+fn erf_inv_lanes<T: Float>(x: &[T], out: &mut [T]) {
+    if x.len() == out.len() {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = v.erf_inv();
+        }
+    } else {
+        out.fill(x[0].erf_inv());
     }
 }
 
@@ -74,189 +87,208 @@ impl Lanewise {
         }
     }
 }
-pub(super) fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
-    use UnaryOp::*;
-    macro_rules! float_map {
-        ($f:expr) => {
-            with_dtype!(
+multiversion! {
+    pub(super) fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
+        use UnaryOp::*;
+        macro_rules! float_map {
+            ($f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    [F32, F64],
+                    map1(T::slice(x), T::slice_mut(out), $f)
+                )
+            };
+        }
+        macro_rules! num_map {
+            ($f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    [I32, U32, F32, F64],
+                    map1(T::slice(x), T::slice_mut(out), $f)
+                )
+            };
+        }
+        match op {
+            Neg => num_map!(Num::neg),
+            Abs => num_map!(Num::abs),
+            Sign => num_map!(Num::sign),
+            Exp => float_map!(Float::exp),
+            Log => float_map!(Float::ln),
+            Log1p => float_map!(Float::ln_1p),
+            Sin => float_map!(Float::sin),
+            Cos => float_map!(Float::cos),
+            Tanh => float_map!(Float::tanh),
+            Logistic => float_map!(|x: T| T::one().div(T::one().add(x.neg().exp()))),
+            Sqrt => float_map!(Float::sqrt),
+            Cbrt => float_map!(Float::cbrt),
+            Rsqrt => float_map!(|x: T| T::one().div(x.sqrt())),
+            Floor => float_map!(Float::floor),
+            Ceil => float_map!(Float::ceil),
+            Round => float_map!(Float::round),
+            // A long polynomial: called here, not through a function value, so that it is
+            // compiled into each instruction set's version of this kernel.
+            ErfInv => with_dtype!(
                 x.dtype(),
                 T,
                 [F32, F64],
-                map1(T::slice(x), T::slice_mut(out), $f)
-            )
-        };
-    }
-    macro_rules! num_map {
-        ($f:expr) => {
-            with_dtype!(
+                erf_inv_lanes(T::slice(x), T::slice_mut(out))
+            ),
+            IsFinite => with_dtype!(
                 x.dtype(),
                 T,
-                [I32, U32, F32, F64],
-                map1(T::slice(x), T::slice_mut(out), $f)
-            )
-        };
-    }
-    match op {
-        Neg => num_map!(Num::neg),
-        Abs => num_map!(Num::abs),
-        Sign => num_map!(Num::sign),
-        Exp => float_map!(Float::exp),
-        Log => float_map!(Float::ln),
-        Log1p => float_map!(Float::ln_1p),
-        Sin => float_map!(Float::sin),
-        Cos => float_map!(Float::cos),
-        Tanh => float_map!(Float::tanh),
-        Logistic => float_map!(|x: T| T::one().div(T::one().add(x.neg().exp()))),
-        Sqrt => float_map!(Float::sqrt),
-        Cbrt => float_map!(Float::cbrt),
-        Rsqrt => float_map!(|x: T| T::one().div(x.sqrt())),
-        Floor => float_map!(Float::floor),
-        Ceil => float_map!(Float::ceil),
-        Round => float_map!(Float::round),
-        ErfInv => float_map!(Float::erf_inv),
-        IsFinite => with_dtype!(
-            x.dtype(),
-            T,
-            [F32, F64],
-            map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
-        ),
-        Not => with_dtype!(
-            x.dtype(),
-            T,
-            [Bool, I32, U32],
-            map1(T::slice(x), T::slice_mut(out), Bits::not)
-        ),
-    }
-}
-
-// Comparisons are generic over every dtype, bool included.
-#[allow(clippy::bool_comparison)]
-pub(super) fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
-    use BinaryOp::*;
-    macro_rules! zip_as {
-        ([$($d:ident),*], $f:expr) => {
-            with_dtype!(
+                [F32, F64],
+                map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
+            ),
+            Not => with_dtype!(
                 x.dtype(),
                 T,
-                [$($d),*],
-                map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
-            )
-        };
-    }
-    macro_rules! cmp {
-        ($f:expr) => {
-            with_dtype!(
-                x.dtype(),
-                T,
-                map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
-            )
-        };
-    }
-    // Shifts act on the bits as u32; shifting by the width or more gives zero.
-    macro_rules! shift {
-        ($f:expr) => {
-            zip_as!([I32, U32], |a: T, b: T| {
-                let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
-                T::from_bits64($f(a, b).unwrap_or(0) as u64)
-            })
-        };
-    }
-    let is_bool = x.dtype() == DType::Bool;
-    match op {
-        Add => zip_as!([I32, U32, F32, F64], Num::add),
-        Sub => zip_as!([I32, U32, F32, F64], Num::sub),
-        Mul => zip_as!([I32, U32, F32, F64], Num::mul),
-        Div => zip_as!([I32, U32, F32, F64], Num::div),
-        Rem => zip_as!([I32, U32, F32, F64], Num::rem),
-        Max if is_bool => zip_as!([Bool], Bits::or),
-        Min if is_bool => zip_as!([Bool], Bits::and),
-        Max => zip_as!([I32, U32, F32, F64], Num::max),
-        Min => zip_as!([I32, U32, F32, F64], Num::min),
-        Pow => zip_as!([F32, F64], Float::powf),
-        Nextafter => zip_as!([F32, F64], Float::next_after),
-        Eq => cmp!(|a: T, b: T| a == b),
-        Ne => cmp!(|a: T, b: T| a != b),
-        Lt => cmp!(|a: T, b: T| a < b),
-        Le => cmp!(|a: T, b: T| a <= b),
-        Gt => cmp!(|a: T, b: T| a > b),
-        Ge => cmp!(|a: T, b: T| a >= b),
-        And => zip_as!([Bool, I32, U32], Bits::and),
-        Or => zip_as!([Bool, I32, U32], Bits::or),
-        Xor => zip_as!([Bool, I32, U32], Bits::xor),
-        ShiftLeft => shift!(u32::checked_shl),
-        ShiftRightLogical => shift!(u32::checked_shr),
-    }
-}
-
-pub(super) fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
-    with_dtype!(
-        x.dtype(),
-        T,
-        [I32, U32, F32, F64],
-        map1(T::slice(x), T::slice_mut(out), |v| powi(v, y))
-    )
-}
-
-/// `out[i] = cases[which[i]][i]`; an integer `which` is clamped to the cases.
-pub(super) fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
-    with_dtype!(cases[0].dtype(), T, {
-        let out = T::slice_mut(out);
-        let n = out.len();
-        let srcs: Vec<&[T]> = cases.iter().map(|c| T::slice(*c)).collect();
-        let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
-        let pick_bool = |b: bool| (b as usize).min(srcs.len() - 1);
-        match which {
-            Values::Bool(p) if p.len() == 1 => map1(srcs[pick_bool(p[0])], out, |v| v),
-            Values::Bool(p) if srcs.len() == 2 && srcs.iter().all(|s| s.len() == n) => {
-                let (f, t) = (srcs[0], srcs[1]);
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = if p[i] { t[i] } else { f[i] };
-                }
-            }
-            Values::Bool(p) => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = at(srcs[pick_bool(p[i])], i);
-                }
-            }
-            _ => {
-                let p = i32::slice(which);
-                let last = srcs.len() - 1;
-                let pick = |i: usize| {
-                    let w = if p.len() == 1 { p[0] } else { p[i] };
-                    (Ord::max(w, 0) as usize).min(last)
-                };
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = at(srcs[pick(i)], i);
-                }
-            }
+                [Bool, I32, U32],
+                map1(T::slice(x), T::slice_mut(out), Bits::not)
+            ),
         }
-    })
-}
-
-pub(super) fn convert_into(x: Values, out: ValuesMut) {
-    let (from, to) = (x.dtype(), out.dtype());
-    if from.is_int() && to.is_int() || from == to {
-        // Same-width integer conversions wrap, as XLA's do.
-        return bitcast_into(x, out);
     }
-    with_dtype!(from, S, {
-        with_dtype!(
-            to,
-            T,
-            map1(S::slice(x), T::slice_mut(out), |v| T::from_f64(v.to_f64()))
-        )
-    })
 }
 
-/// Reinterprets elements of one width as another dtype of the same width.
-pub(super) fn bitcast_into(x: Values, out: ValuesMut) {
-    with_dtype!(x.dtype(), S, {
+multiversion! {
+    // Comparisons are generic over every dtype, bool included.
+    #[allow(clippy::bool_comparison)]
+    pub(super) fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
+        use BinaryOp::*;
+        macro_rules! zip_as {
+            ([$($d:ident),*], $f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    [$($d),*],
+                    map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
+                )
+            };
+        }
+        macro_rules! cmp {
+            ($f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
+                )
+            };
+        }
+        // Shifts act on the bits as u32; shifting by the width or more gives zero.
+        macro_rules! shift {
+            ($f:expr) => {
+                zip_as!([I32, U32], |a: T, b: T| {
+                    let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
+                    T::from_bits64($f(a, b).unwrap_or(0) as u64)
+                })
+            };
+        }
+        let is_bool = x.dtype() == DType::Bool;
+        match op {
+            Add => zip_as!([I32, U32, F32, F64], Num::add),
+            Sub => zip_as!([I32, U32, F32, F64], Num::sub),
+            Mul => zip_as!([I32, U32, F32, F64], Num::mul),
+            Div => zip_as!([I32, U32, F32, F64], Num::div),
+            Rem => zip_as!([I32, U32, F32, F64], Num::rem),
+            Max if is_bool => zip_as!([Bool], Bits::or),
+            Min if is_bool => zip_as!([Bool], Bits::and),
+            Max => zip_as!([I32, U32, F32, F64], Num::max),
+            Min => zip_as!([I32, U32, F32, F64], Num::min),
+            Pow => zip_as!([F32, F64], Float::powf),
+            Nextafter => zip_as!([F32, F64], Float::next_after),
+            Eq => cmp!(|a: T, b: T| a == b),
+            Ne => cmp!(|a: T, b: T| a != b),
+            Lt => cmp!(|a: T, b: T| a < b),
+            Le => cmp!(|a: T, b: T| a <= b),
+            Gt => cmp!(|a: T, b: T| a > b),
+            Ge => cmp!(|a: T, b: T| a >= b),
+            And => zip_as!([Bool, I32, U32], Bits::and),
+            Or => zip_as!([Bool, I32, U32], Bits::or),
+            Xor => zip_as!([Bool, I32, U32], Bits::xor),
+            ShiftLeft => shift!(u32::checked_shl),
+            ShiftRightLogical => shift!(u32::checked_shr),
+        }
+    }
+}
+
+multiversion! {
+    pub(super) fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
         with_dtype!(
-            out.dtype(),
+            x.dtype(),
             T,
-            map1(S::slice(x), T::slice_mut(out), |v| T::from_bits64(
-                v.to_bits64()
-            ))
+            [I32, U32, F32, F64],
+            map1(T::slice(x), T::slice_mut(out), |v| powi(v, y))
         )
-    })
+    }
+}
+
+multiversion! {
+    /// `out[i] = cases[which[i]][i]`; an integer `which` is clamped to the cases.
+    pub(super) fn select_into(which: Values, cases: &[Values], out: ValuesMut) {
+        with_dtype!(cases[0].dtype(), T, {
+            let out = T::slice_mut(out);
+            let n = out.len();
+            let srcs: Vec<&[T]> = cases.iter().map(|c| T::slice(*c)).collect();
+            let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
+            let pick_bool = |b: bool| (b as usize).min(srcs.len() - 1);
+            match which {
+                Values::Bool(p) if p.len() == 1 => map1(srcs[pick_bool(p[0])], out, |v| v),
+                Values::Bool(p) if srcs.len() == 2 && srcs.iter().all(|s| s.len() == n) => {
+                    let (f, t) = (srcs[0], srcs[1]);
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = if p[i] { t[i] } else { f[i] };
+                    }
+                }
+                Values::Bool(p) => {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = at(srcs[pick_bool(p[i])], i);
+                    }
+                }
+                _ => {
+                    let p = i32::slice(which);
+                    let last = srcs.len() - 1;
+                    let pick = |i: usize| {
+                        let w = if p.len() == 1 { p[0] } else { p[i] };
+                        (Ord::max(w, 0) as usize).min(last)
+                    };
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = at(srcs[pick(i)], i);
+                    }
+                }
+            }
+        })
+    }
+}
+
+multiversion! {
+    pub(super) fn convert_into(x: Values, out: ValuesMut) {
+        let (from, to) = (x.dtype(), out.dtype());
+        if from.is_int() && to.is_int() || from == to {
+            // Same-width integer conversions wrap, as XLA's do.
+            return bitcast_into(x, out);
+        }
+        with_dtype!(from, S, {
+            with_dtype!(
+                to,
+                T,
+                map1(S::slice(x), T::slice_mut(out), |v| T::from_f64(v.to_f64()))
+            )
+        })
+    }
+}
+
+multiversion! {
+    /// Reinterprets elements of one width as another dtype of the same width.
+    pub(super) fn bitcast_into(x: Values, out: ValuesMut) {
+        with_dtype!(x.dtype(), S, {
+            with_dtype!(
+                out.dtype(),
+                T,
+                map1(S::slice(x), T::slice_mut(out), |v| T::from_bits64(
+                    v.to_bits64()
+                ))
+            )
+        })
+    }
 }

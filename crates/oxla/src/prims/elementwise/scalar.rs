@@ -200,6 +200,7 @@ macro_rules! float {
             fn powf(self, o: Self) -> Self {
                 <$t>::powf(self, o)
             }
+            #[inline(always)]
             fn erf_inv(self) -> Self {
                 $erf_inv(self)
             }
