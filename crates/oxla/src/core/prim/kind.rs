@@ -1,8 +1,9 @@
 //! The one classification of primitives the compiler reads: whether a primitive becomes
 //! lanes or index arithmetic inside a kernel, a view of its operand's buffer, a kernel's
 //! root, or a step of its own. Fusion, the values that need a buffer, the epilogue of a
-//! reduction and the memory plan's views all derive from [`Prim::kind`], an exhaustive
-//! match, so a new primitive is classified once, where the compiler asks for it.
+//! reduction, the memory plan's views and the batching rule's elementwise family all derive
+//! from [`Prim::kind`], an exhaustive match, so a new primitive is classified once, where
+//! the compiler asks for it.
 
 use super::Prim;
 use crate::prims::{GatherDims, GatherMode, Lanewise, ReduceOp};

@@ -14,10 +14,12 @@ mod elementwise;
 mod indexing;
 
 use crate::array::DType;
+use crate::core::prim::Kind;
 use crate::core::Prim;
 use crate::core::Tensor;
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
+use crate::prims::Lanewise;
 use elementwise::{elementwise, elementwise_full, select_n};
 use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter_add};
 
@@ -82,6 +84,17 @@ fn one(t: Tensor, d: usize) -> Batched {
 
 /// The batching rule of `prim`, with at least one operand mapped.
 pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usize) -> Batched {
+    // The elementwise family, as the compiler classifies it, batches as one.
+    if let Kind::Lanewise(op) = prim.kind() {
+        return match op {
+            Lanewise::SelectN => select_n(args, dims, n),
+            Lanewise::Unary(_)
+            | Lanewise::Binary(_)
+            | Lanewise::IntegerPow(_)
+            | Lanewise::Convert
+            | Lanewise::Bitcast => elementwise(prim, args, dims),
+        };
+    }
     let x = &args[0];
     let bd = dims[0];
     match prim {
@@ -90,8 +103,8 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         | Prim::IntegerPow { .. }
         | Prim::ConvertElementType { .. }
         | Prim::BitcastConvertType { .. }
-        | Prim::StopGradient => elementwise(prim, args, dims),
-        Prim::SelectN => select_n(args, dims, n),
+        | Prim::SelectN => unreachable!("elementwise primitives batch above"),
+        Prim::StopGradient => elementwise(prim, args, dims),
         Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
         Prim::Control(c) => c.batch(args, dims, n),
