@@ -312,3 +312,35 @@ fn fusion_reports_each_kernels_schedule() {
     let c = g.lower(&(m.clone(), m)).unwrap().compile().unwrap();
     assert!(c.fusion().iter().all(|s| s.fused || s.schedule.is_none()));
 }
+
+#[test]
+fn a_gather_that_fills_reads_computed_indices_from_a_buffer() {
+    // A fill-or-drop gather runs alone, so its indices, computed by a fused kernel, must
+    // be stored like every lone primitive's operands.
+    let dims = GatherDims {
+        offset_dims: vec![],
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0],
+        ..GatherDims::default()
+    };
+    let f = move |(x, i): (Tensor, Tensor)| {
+        let i = &i * 2 + 1;
+        lax::gather(&x, &i, dims.clone(), &[1], GatherMode::FillOrDrop)
+    };
+    let x = jnp::arange(6.0);
+    let i = Tensor::from_vec(vec![0i32, 1, 2, 3], &[4, 1]);
+    let eager = f((x.clone(), i.clone()));
+    let compiled = jit(f).call((x, i)).unwrap();
+    let bits = |t: &Tensor| {
+        t.to_vec::<f32>()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&compiled), bits(&eager));
+    assert_eq!(compiled.to_vec::<f32>()[..3], [1.0, 3.0, 5.0]);
+    assert!(
+        compiled.to_vec::<f32>()[3].is_nan(),
+        "index 7 is out of bounds: filled"
+    );
+}
