@@ -1,5 +1,6 @@
 //! The environment variables oxla reads, each once: `OXLA_NUM_THREADS` (the size of the
-//! kernels' thread pool) and `OXLA_MEMORY_LIMIT` (the budget of compiled calls). A value
+//! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls) and
+//! `OXLA_ISA` (the most instruction set the kernels may use). A value
 //! that cannot be read is never ignored: where it is first needed, oxla panics with a
 //! message that names the variable, the value and what it accepts.
 
@@ -152,6 +153,25 @@ pub(crate) fn bytes(s: &str) -> Result<usize, String> {
         return Err("too large".into());
     }
     Ok(b as usize)
+}
+
+/// `OXLA_ISA`: the most instruction set the kernels may use, as a level (1 the baseline,
+/// 2 x86-64-v3, 3 x86-64-v4); 3 when unset.
+///
+/// # Panics
+/// When `OXLA_ISA` is set to something other than `baseline`, `v3` or `v4`.
+pub(crate) fn isa_level() -> u8 {
+    let refuse = |v: &dyn std::fmt::Debug| -> ! {
+        panic!("OXLA_ISA={v:?} is not an instruction set: use baseline, v3 or v4")
+    };
+    match std::env::var("OXLA_ISA") {
+        Err(std::env::VarError::NotPresent) => 3,
+        Err(std::env::VarError::NotUnicode(v)) => refuse(&v),
+        Ok(v) if v == "baseline" => 1,
+        Ok(v) if v == "v3" => 2,
+        Ok(v) if v == "v4" => 3,
+        Ok(v) => refuse(&v),
+    }
 }
 
 /// `bytes` in binary units with three significant digits.

@@ -7,8 +7,7 @@
 use std::panic::Location;
 
 use crate::array::{DType, Shape};
-use crate::core::Prim;
-use crate::core::{bind, Tensor};
+use crate::core::{bind, Prim, Tensor};
 use crate::prims::{ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, UnaryOp};
 
 #[track_caller]

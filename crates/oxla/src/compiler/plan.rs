@@ -10,8 +10,7 @@ use std::collections::HashMap;
 
 use super::fuse::Step;
 use crate::core::prim::Kind;
-use crate::core::Prim;
-use crate::core::{Atom, ClosedJaxpr};
+use crate::core::{Atom, ClosedJaxpr, Prim};
 use crate::memory::{BufferInfo, BufferKind, ChunkPlan, MemoryAnalysis};
 
 /// The lifetime facts the executor follows.

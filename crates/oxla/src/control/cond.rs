@@ -10,10 +10,7 @@ use crate::array::{Array, DType};
 use crate::compiler::Executable;
 use crate::core::control_flow::debug_by_identity;
 use crate::core::tree::Tree;
-use crate::core::ControlFlow;
-use crate::core::Prim;
-use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, Tensor};
-use crate::memory::BufferInfo;
+use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, ControlFlow, Prim, Tensor};
 use crate::ops as lax;
 use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
 use crate::transforms::batching::moveaxis;
@@ -133,8 +130,29 @@ fn stage(index: &Tensor, operands: &[Tensor], branches: Vec<ClosedJaxpr>) -> Vec
 }
 
 impl CondSpec {
+    fn compiled(&self) -> &[Executable] {
+        self.compiled
+            .get_or_init(|| self.branches.iter().cloned().map(Executable::new).collect())
+    }
+
+    /// A cond of new branches `derive(branch)` over `index` and `operands`.
+    fn derive(
+        &self,
+        index: &Tensor,
+        operands: &[Tensor],
+        derive: &dyn Fn(&ClosedJaxpr) -> ClosedJaxpr,
+    ) -> Vec<Tensor> {
+        stage(index, operands, self.branches.iter().map(derive).collect())
+    }
+}
+
+impl ControlFlow for CondSpec {
+    fn name(&self) -> &'static str {
+        "cond"
+    }
+
     /// The shape rule.
-    pub(crate) fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
+    fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
         let want = self.branches[0].jaxpr.in_avals();
         if ins.len() != want.len() + 1 {
             return Err(format!(
@@ -155,18 +173,20 @@ impl CondSpec {
     }
 
     /// The parameters as the jaxpr printer shows them.
-    pub(crate) fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<(&'static str, String)> {
         let b: Vec<String> = self.branches.iter().map(|b| b.to_string()).collect();
         vec![("branches", crate::prims::pyfmt::tuple_of_strings(&b))]
     }
 
-    fn compiled(&self) -> &[Executable] {
-        self.compiled
-            .get_or_init(|| self.branches.iter().cloned().map(Executable::new).collect())
+    /// Runs the chosen branch.
+    fn eval(&self, ins: &[Array]) -> Vec<Array> {
+        let exes = self.compiled();
+        let k = (ins[0].item() as i64).clamp(0, exes.len() as i64 - 1) as usize;
+        exes[k].run_arrays(ins[1..].to_vec())
     }
 
     /// The most working memory a branch plans beyond the operands.
-    pub(crate) fn branch_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
+    fn working_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
         let shared = self.branches[0]
             .jaxpr
             .in_avals()
@@ -176,182 +196,116 @@ impl CondSpec {
         crate::transforms::bodies::body_bytes(self.compiled(), shared)
     }
 
-    /// Runs the chosen branch.
-    pub(crate) fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        let exes = self.compiled();
-        let k = (ins[0].item() as i64).clamp(0, exes.len() as i64 - 1) as usize;
-        exes[k].run_arrays(ins[1..].to_vec())
-    }
-
-    /// A cond of new branches `derive(branch)` over `index` and `operands`.
-    fn derive(
-        &self,
-        index: &Tensor,
-        operands: &[Tensor],
-        derive: &dyn Fn(&ClosedJaxpr) -> ClosedJaxpr,
-    ) -> Vec<Tensor> {
-        stage(index, operands, self.branches.iter().map(derive).collect())
-    }
-}
-
-/// Batching. An unbatched index keeps one cond of batched branches (results batched at
-/// axis 0); a batched one runs every branch and selects each lane's result.
-pub(crate) fn batch(
-    spec: &CondSpec,
-    args: &[Tensor],
-    dims: &[Option<usize>],
-    n: usize,
-) -> (Vec<Tensor>, Vec<Option<usize>>) {
-    let ops: Vec<Tensor> = args[1..]
-        .iter()
-        .zip(&dims[1..])
-        .map(|(x, d)| d.map_or(x.clone(), |d| moveaxis(x, d, 0)))
-        .collect();
-    let inner: Vec<Option<usize>> = dims[1..].iter().map(|d| d.map(|_| 0)).collect();
-    let batched = |b: &ClosedJaxpr, xs: Vec<Tensor>| -> Vec<Tensor> {
-        batch_jaxpr(b, xs.into_iter().zip(inner.clone()).collect(), n)
-            .into_iter()
-            .enumerate()
-            .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))
-            .collect()
-    };
-    let outs = match dims[0] {
-        None => spec.derive(&args[0], &ops, &|b| trace_on(&ops, |xs| batched(b, xs))),
-        Some(d) => {
-            let index = moveaxis(&args[0], d, 0);
-            let last = Tensor::scalar((spec.branches.len() - 1) as i32);
-            let clamped = lax::max(&lax::min(&index, &last), &Tensor::scalar(0i32));
-            let per_branch: Vec<Vec<Tensor>> = spec
-                .branches
-                .iter()
-                .map(|b| batched(b, ops.clone()))
-                .collect();
-            (0..per_branch[0].len())
-                .map(|k| {
-                    let cases: Vec<Tensor> = per_branch.iter().map(|o| o[k].clone()).collect();
-                    let which = lax::broadcast_in_dim(&clamped, cases[0].shape(), &[0]);
-                    lax::select_n(&which, &cases)
-                })
-                .collect()
-        }
-    };
-    let d = vec![Some(0); outs.len()];
-    (outs, d)
-}
-
-/// Forward mode: a cond of the branches' JVPs.
-pub(crate) fn jvp(
-    spec: &CondSpec,
-    primals: &[Tensor],
-    tangents: &[Option<Tensor>],
-) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-    let np = primals.len() - 1;
-    // The operands (after the index) with tangents.
-    let live: Vec<usize> = (0..np).filter(|&i| tangents[i + 1].is_some()).collect();
-    let mut ops = primals[1..].to_vec();
-    ops.extend(live.iter().map(|&i| tangents[i + 1].clone().expect("live")));
-    let n_out = spec.branches[0].jaxpr.outvars.len();
-    let fo = float_positions(&spec.branches[0].jaxpr.out_avals());
-    let mut outs = spec.derive(&primals[0], &ops, &|b| {
-        trace_on(&ops, |xs| {
-            let t = sparse_tangents(xs[np..].to_vec(), &live, np);
-            let (o, to) = jvp_jaxpr(b, &xs[..np], t);
-            let mut r = o.clone();
-            r.extend(dense_tangents(&o, &to, &fo));
-            r
-        })
-    });
-    let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
-    (outs, touts)
-}
-
-/// Reverse mode: a cond of the branches' VJPs, each recomputing its branch.
-pub(crate) fn vjp(
-    spec: &CondSpec,
-    ins: &[Tensor],
-    cts: &[Option<Tensor>],
-    active: &[bool],
-) -> Vec<Option<Tensor>> {
-    let np = ins.len() - 1;
-    let with_ct: Vec<usize> = (0..cts.len()).filter(|&k| cts[k].is_some()).collect();
-    let act: Vec<usize> = (1..ins.len())
-        .filter(|&i| active[i] && ins[i].dtype().is_float())
-        .collect();
-    if with_ct.is_empty() || act.is_empty() {
-        return vec![None; ins.len()];
-    }
-    let mut ops = ins[1..].to_vec();
-    ops.extend(with_ct.iter().map(|&k| cts[k].clone().expect("with ct")));
-    let n_out = cts.len();
-    let grads = spec.derive(&ins[0], &ops, &|b| {
-        trace_on(&ops, |xs| {
-            let mut c = vec![None; n_out];
-            for (j, &k) in with_ct.iter().enumerate() {
-                c[k] = Some(xs[np + j].clone());
-            }
-            let g = vjp_jaxpr(b, &xs[..np], &active[1..], &c);
-            act.iter()
-                .map(|&i| {
-                    g[i - 1]
-                        .clone()
-                        .unwrap_or_else(|| zeros_of_aval(&xs[i - 1]))
-                })
-                .collect()
-        })
-    });
-    let mut out = vec![None; ins.len()];
-    for (g, &i) in grads.into_iter().zip(&act) {
-        out[i] = Some(g);
-    }
-    out
-}
-
-impl ControlFlow for CondSpec {
-    fn name(&self) -> &'static str {
-        "cond"
-    }
-
-    fn params(&self) -> Vec<(&'static str, String)> {
-        CondSpec::params(self)
-    }
-
-    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        CondSpec::abstract_eval(self, inputs)
-    }
-
-    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
-        CondSpec::eval(self, inputs)
-    }
-
+    /// Batching. An unbatched index keeps one cond of batched branches (results batched at
+    /// axis 0); a batched one runs every branch and selects each lane's result.
     fn batch(
         &self,
         args: &[Tensor],
         dims: &[Option<usize>],
         n: usize,
     ) -> (Vec<Tensor>, Vec<Option<usize>>) {
-        batch(self, args, dims, n)
+        let ops: Vec<Tensor> = args[1..]
+            .iter()
+            .zip(&dims[1..])
+            .map(|(x, d)| d.map_or(x.clone(), |d| moveaxis(x, d, 0)))
+            .collect();
+        let inner: Vec<Option<usize>> = dims[1..].iter().map(|d| d.map(|_| 0)).collect();
+        let batched = |b: &ClosedJaxpr, xs: Vec<Tensor>| -> Vec<Tensor> {
+            batch_jaxpr(b, xs.into_iter().zip(inner.clone()).collect(), n)
+                .into_iter()
+                .enumerate()
+                .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))
+                .collect()
+        };
+        let outs = match dims[0] {
+            None => self.derive(&args[0], &ops, &|b| trace_on(&ops, |xs| batched(b, xs))),
+            Some(d) => {
+                let index = moveaxis(&args[0], d, 0);
+                let last = Tensor::scalar((self.branches.len() - 1) as i32);
+                let clamped = lax::max(&lax::min(&index, &last), &Tensor::scalar(0i32));
+                let per_branch: Vec<Vec<Tensor>> = self
+                    .branches
+                    .iter()
+                    .map(|b| batched(b, ops.clone()))
+                    .collect();
+                (0..per_branch[0].len())
+                    .map(|k| {
+                        let cases: Vec<Tensor> = per_branch.iter().map(|o| o[k].clone()).collect();
+                        let which = lax::broadcast_in_dim(&clamped, cases[0].shape(), &[0]);
+                        lax::select_n(&which, &cases)
+                    })
+                    .collect()
+            }
+        };
+        let d = vec![Some(0); outs.len()];
+        (outs, d)
     }
 
+    /// Forward mode: a cond of the branches' JVPs.
     fn jvp(
         &self,
         primals: &[Tensor],
         tangents: &[Option<Tensor>],
     ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-        jvp(self, primals, tangents)
+        let np = primals.len() - 1;
+        // The operands (after the index) with tangents.
+        let live: Vec<usize> = (0..np).filter(|&i| tangents[i + 1].is_some()).collect();
+        let mut ops = primals[1..].to_vec();
+        ops.extend(live.iter().map(|&i| tangents[i + 1].clone().expect("live")));
+        let n_out = self.branches[0].jaxpr.outvars.len();
+        let fo = float_positions(&self.branches[0].jaxpr.out_avals());
+        let mut outs = self.derive(&primals[0], &ops, &|b| {
+            trace_on(&ops, |xs| {
+                let t = sparse_tangents(xs[np..].to_vec(), &live, np);
+                let (o, to) = jvp_jaxpr(b, &xs[..np], t);
+                let mut r = o.clone();
+                r.extend(dense_tangents(&o, &to, &fo));
+                r
+            })
+        });
+        let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
+        (outs, touts)
     }
 
+    /// Reverse mode: a cond of the branches' VJPs, each recomputing its branch.
     fn vjp(
         &self,
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        src: &'static Location<'static>,
+        _src: &'static Location<'static>,
     ) -> Vec<Option<Tensor>> {
-        let _ = src;
-        vjp(self, ins, cts, active)
-    }
-
-    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        self.branch_bytes()
+        let np = ins.len() - 1;
+        let with_ct: Vec<usize> = (0..cts.len()).filter(|&k| cts[k].is_some()).collect();
+        let act: Vec<usize> = (1..ins.len())
+            .filter(|&i| active[i] && ins[i].dtype().is_float())
+            .collect();
+        if with_ct.is_empty() || act.is_empty() {
+            return vec![None; ins.len()];
+        }
+        let mut ops = ins[1..].to_vec();
+        ops.extend(with_ct.iter().map(|&k| cts[k].clone().expect("with ct")));
+        let n_out = cts.len();
+        let grads = self.derive(&ins[0], &ops, &|b| {
+            trace_on(&ops, |xs| {
+                let mut c = vec![None; n_out];
+                for (j, &k) in with_ct.iter().enumerate() {
+                    c[k] = Some(xs[np + j].clone());
+                }
+                let g = vjp_jaxpr(b, &xs[..np], &active[1..], &c);
+                act.iter()
+                    .map(|&i| {
+                        g[i - 1]
+                            .clone()
+                            .unwrap_or_else(|| zeros_of_aval(&xs[i - 1]))
+                    })
+                    .collect()
+            })
+        });
+        let mut out = vec![None; ins.len()];
+        for (g, &i) in grads.into_iter().zip(&act) {
+            out[i] = Some(g);
+        }
+        out
     }
 }

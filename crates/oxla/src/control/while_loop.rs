@@ -13,10 +13,7 @@ use crate::array::{Array, DType};
 use crate::compiler::Executable;
 use crate::core::control_flow::debug_by_identity;
 use crate::core::tree::Tree;
-use crate::core::ControlFlow;
-use crate::core::Prim;
-use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, Tensor};
-use crate::memory::BufferInfo;
+use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, ControlFlow, Prim, Tensor};
 use crate::ops as lax;
 use crate::prims::ReduceOp;
 use crate::transforms::ad::jvp_jaxpr;
@@ -99,29 +96,6 @@ fn stage(carry: &[Tensor], cond: ClosedJaxpr, body: ClosedJaxpr) -> Vec<Tensor> 
 }
 
 impl WhileSpec {
-    /// The shape rule.
-    pub(crate) fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
-        let want = self.body.jaxpr.in_avals();
-        if ins != want.as_slice() {
-            let show = |v: &[Aval]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-            return Err(format!(
-                "operands {:?}, the loop expects {:?}",
-                show(ins),
-                show(&want)
-            ));
-        }
-        Ok(want[..self.num_carry].to_vec())
-    }
-
-    /// The parameters as the jaxpr printer shows them.
-    pub(crate) fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("body_jaxpr", self.body.to_string()),
-            ("cond_jaxpr", self.cond.to_string()),
-            ("num_carry", self.num_carry.to_string()),
-        ]
-    }
-
     fn compiled(&self) -> &(Executable, Executable) {
         self.compiled.get_or_init(|| {
             (
@@ -130,74 +104,6 @@ impl WhileSpec {
             )
         })
     }
-
-    /// One step's working memory beyond the operands (the carry is replaced as it goes).
-    pub(crate) fn step_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
-        let (cond, body) = self.compiled();
-        let shared = self.body.jaxpr.in_avals().iter().map(Aval::nbytes).sum();
-        crate::transforms::bodies::body_bytes([cond, body], shared)
-    }
-
-    /// Runs the loop.
-    pub(crate) fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        let (cond, body) = self.compiled();
-        let mut ops = ins.to_vec();
-        while cond.run_arrays(ops.clone())[0].item() != 0.0 {
-            let next = body.run_arrays(ops.clone());
-            ops.splice(..self.num_carry, next);
-        }
-        ops.truncate(self.num_carry);
-        ops
-    }
-}
-
-/// Batching: every carry is batched (at axis 0) when any operand is; a batched predicate
-/// becomes "any lane continues", and a finished lane keeps its carry.
-pub(crate) fn batch(
-    spec: &WhileSpec,
-    args: &[Tensor],
-    dims: &[Option<usize>],
-    n: usize,
-) -> (Vec<Tensor>, Vec<Option<usize>>) {
-    let nc = spec.num_carry;
-    let ops: Vec<Tensor> = args
-        .iter()
-        .zip(dims)
-        .enumerate()
-        .map(|(i, (x, d))| match d {
-            Some(d) => moveaxis(x, *d, 0),
-            None if i < nc => place_output(x.clone(), None, Some(0), n, i),
-            None => x.clone(),
-        })
-        .collect();
-    let inner: Vec<Option<usize>> = (0..args.len())
-        .map(|i| if i < nc { Some(0) } else { dims[i].map(|_| 0) })
-        .collect();
-    let run = |j: &ClosedJaxpr, xs: Vec<Tensor>| -> Vec<Tensor> {
-        batch_jaxpr(j, xs.into_iter().zip(inner.clone()).collect(), n)
-            .into_iter()
-            .enumerate()
-            .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))
-            .collect()
-    };
-    let cond = trace_on(&ops, |xs| {
-        let p = run(&spec.cond, xs).remove(0);
-        vec![lax::reduce(&p, ReduceOp::Or, &[0])]
-    });
-    let body = trace_on(&ops, |xs| {
-        let p = run(&spec.cond, xs.clone()).remove(0);
-        let next = run(&spec.body, xs.clone());
-        next.into_iter()
-            .zip(&xs)
-            .map(|(new, old)| {
-                let which = lax::broadcast_in_dim(&p, new.shape(), &[0]);
-                lax::select_n(&which, &[old.clone(), new])
-            })
-            .collect()
-    });
-    let outs = stage_ops(&ops, nc, cond, body);
-    let d = vec![Some(0); outs.len()];
-    (outs, d)
 }
 
 /// Binds a while loop of `cond` and `body` traced on all of `ops` (carry first).
@@ -227,83 +133,9 @@ fn stage_ops(ops: &[Tensor], nc: usize, cond: ClosedJaxpr, body: ClosedJaxpr) ->
     stage(&std::mem::take(&mut carry), cond, body)
 }
 
-/// Forward mode: the float carries' tangents carried beside them.
-pub(crate) fn jvp(
-    spec: &WhileSpec,
-    primals: &[Tensor],
-    tangents: &[Option<Tensor>],
-) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-    let nc = spec.num_carry;
-    let na = primals.len();
-    let tc: Vec<usize> = (0..nc).filter(|&i| primals[i].dtype().is_float()).collect();
-    let tk: Vec<usize> = (nc..na).filter(|&i| tangents[i].is_some()).collect();
-    let tan = |i: usize| {
-        tangents[i]
-            .clone()
-            .unwrap_or_else(|| zeros_of_aval(&primals[i]))
-    };
-    let mut ops: Vec<Tensor> = primals[..nc].to_vec();
-    ops.extend(tc.iter().map(|&i| tan(i)));
-    let ncc = ops.len();
-    ops.extend(primals[nc..].iter().cloned());
-    ops.extend(tk.iter().map(|&i| tan(i)));
-    let split = |xs: &[Tensor]| {
-        let mut p: Vec<Tensor> = xs[..nc].to_vec();
-        p.extend(xs[ncc..ncc + na - nc].iter().cloned());
-        let mut t = vec![None; na];
-        for (k, &i) in tc.iter().enumerate() {
-            t[i] = Some(xs[nc + k].clone());
-        }
-        for (k, &i) in tk.iter().enumerate() {
-            t[i] = Some(xs[ncc + na - nc + k].clone());
-        }
-        (p, t)
-    };
-    let cond = trace_on(&ops, |xs| eval_jaxpr(&spec.cond, &split(&xs).0));
-    let body = trace_on(&ops, |xs| {
-        let (p, t) = split(&xs);
-        let (o, to) = jvp_jaxpr(&spec.body, &p, t);
-        let mut r = o.clone();
-        r.extend(dense_tangents(&o, &to, &tc));
-        r
-    });
-    let mut outs = stage_ops(&ops, ncc, cond, body);
-    let touts = sparse_tangents(outs.split_off(nc), &tc, nc);
-    (outs, touts)
-}
-
 impl ControlFlow for WhileSpec {
     fn name(&self) -> &'static str {
         "while"
-    }
-
-    fn params(&self) -> Vec<(&'static str, String)> {
-        WhileSpec::params(self)
-    }
-
-    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        WhileSpec::abstract_eval(self, inputs)
-    }
-
-    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
-        WhileSpec::eval(self, inputs)
-    }
-
-    fn batch(
-        &self,
-        args: &[Tensor],
-        dims: &[Option<usize>],
-        n: usize,
-    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
-        batch(self, args, dims, n)
-    }
-
-    fn jvp(
-        &self,
-        primals: &[Tensor],
-        tangents: &[Option<Tensor>],
-    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-        jvp(self, primals, tangents)
     }
 
     fn vjp(
@@ -321,7 +153,139 @@ impl ControlFlow for WhileSpec {
         )
     }
 
-    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        self.step_bytes()
+    /// The shape rule.
+    fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
+        let want = self.body.jaxpr.in_avals();
+        if ins != want.as_slice() {
+            let show = |v: &[Aval]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+            return Err(format!(
+                "operands {:?}, the loop expects {:?}",
+                show(ins),
+                show(&want)
+            ));
+        }
+        Ok(want[..self.num_carry].to_vec())
+    }
+
+    /// The parameters as the jaxpr printer shows them.
+    fn params(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("body_jaxpr", self.body.to_string()),
+            ("cond_jaxpr", self.cond.to_string()),
+            ("num_carry", self.num_carry.to_string()),
+        ]
+    }
+
+    /// Runs the loop.
+    fn eval(&self, ins: &[Array]) -> Vec<Array> {
+        let (cond, body) = self.compiled();
+        let mut ops = ins.to_vec();
+        while cond.run_arrays(ops.clone())[0].item() != 0.0 {
+            let next = body.run_arrays(ops.clone());
+            ops.splice(..self.num_carry, next);
+        }
+        ops.truncate(self.num_carry);
+        ops
+    }
+
+    /// One step's working memory beyond the operands (the carry is replaced as it goes).
+    fn working_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
+        let (cond, body) = self.compiled();
+        let shared = self.body.jaxpr.in_avals().iter().map(Aval::nbytes).sum();
+        crate::transforms::bodies::body_bytes([cond, body], shared)
+    }
+
+    /// Batching: every carry is batched (at axis 0) when any operand is; a batched predicate
+    /// becomes "any lane continues", and a finished lane keeps its carry.
+    fn batch(
+        &self,
+        args: &[Tensor],
+        dims: &[Option<usize>],
+        n: usize,
+    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+        let nc = self.num_carry;
+        let ops: Vec<Tensor> = args
+            .iter()
+            .zip(dims)
+            .enumerate()
+            .map(|(i, (x, d))| match d {
+                Some(d) => moveaxis(x, *d, 0),
+                None if i < nc => place_output(x.clone(), None, Some(0), n, i),
+                None => x.clone(),
+            })
+            .collect();
+        let inner: Vec<Option<usize>> = (0..args.len())
+            .map(|i| if i < nc { Some(0) } else { dims[i].map(|_| 0) })
+            .collect();
+        let run = |j: &ClosedJaxpr, xs: Vec<Tensor>| -> Vec<Tensor> {
+            batch_jaxpr(j, xs.into_iter().zip(inner.clone()).collect(), n)
+                .into_iter()
+                .enumerate()
+                .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))
+                .collect()
+        };
+        let cond = trace_on(&ops, |xs| {
+            let p = run(&self.cond, xs).remove(0);
+            vec![lax::reduce(&p, ReduceOp::Or, &[0])]
+        });
+        let body = trace_on(&ops, |xs| {
+            let p = run(&self.cond, xs.clone()).remove(0);
+            let next = run(&self.body, xs.clone());
+            next.into_iter()
+                .zip(&xs)
+                .map(|(new, old)| {
+                    let which = lax::broadcast_in_dim(&p, new.shape(), &[0]);
+                    lax::select_n(&which, &[old.clone(), new])
+                })
+                .collect()
+        });
+        let outs = stage_ops(&ops, nc, cond, body);
+        let d = vec![Some(0); outs.len()];
+        (outs, d)
+    }
+
+    /// Forward mode: the float carries' tangents carried beside them.
+    fn jvp(
+        &self,
+        primals: &[Tensor],
+        tangents: &[Option<Tensor>],
+    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+        let nc = self.num_carry;
+        let na = primals.len();
+        let tc: Vec<usize> = (0..nc).filter(|&i| primals[i].dtype().is_float()).collect();
+        let tk: Vec<usize> = (nc..na).filter(|&i| tangents[i].is_some()).collect();
+        let tan = |i: usize| {
+            tangents[i]
+                .clone()
+                .unwrap_or_else(|| zeros_of_aval(&primals[i]))
+        };
+        let mut ops: Vec<Tensor> = primals[..nc].to_vec();
+        ops.extend(tc.iter().map(|&i| tan(i)));
+        let ncc = ops.len();
+        ops.extend(primals[nc..].iter().cloned());
+        ops.extend(tk.iter().map(|&i| tan(i)));
+        let split = |xs: &[Tensor]| {
+            let mut p: Vec<Tensor> = xs[..nc].to_vec();
+            p.extend(xs[ncc..ncc + na - nc].iter().cloned());
+            let mut t = vec![None; na];
+            for (k, &i) in tc.iter().enumerate() {
+                t[i] = Some(xs[nc + k].clone());
+            }
+            for (k, &i) in tk.iter().enumerate() {
+                t[i] = Some(xs[ncc + na - nc + k].clone());
+            }
+            (p, t)
+        };
+        let cond = trace_on(&ops, |xs| eval_jaxpr(&self.cond, &split(&xs).0));
+        let body = trace_on(&ops, |xs| {
+            let (p, t) = split(&xs);
+            let (o, to) = jvp_jaxpr(&self.body, &p, t);
+            let mut r = o.clone();
+            r.extend(dense_tangents(&o, &to, &tc));
+            r
+        });
+        let mut outs = stage_ops(&ops, ncc, cond, body);
+        let touts = sparse_tangents(outs.split_off(nc), &tc, nc);
+        (outs, touts)
     }
 }

@@ -59,8 +59,7 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>);
 
     /// The chunk plan, for a chunked map staged at `source`.
-    fn chunk_plan(&self, source: &'static Location<'static>) -> Option<ChunkPlan> {
-        let _ = source;
+    fn chunk_plan(&self, _source: &'static Location<'static>) -> Option<ChunkPlan> {
         None
     }
 }

@@ -3,8 +3,7 @@
 use std::fmt;
 
 use super::jaxpr::Var;
-use crate::array::Aval;
-use crate::array::{Array, DType, Elem};
+use crate::array::{Array, Aval, DType, Elem};
 
 /// A traced value: a variable of the trace `trace` (unique per trace), at nesting `level`.
 #[derive(Clone, Debug)]

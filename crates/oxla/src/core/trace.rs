@@ -12,9 +12,7 @@ use std::panic::Location;
 
 use super::jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 use super::tensor::{Repr, Tensor, Tracer};
-use crate::array::aval_of;
-use crate::array::Aval;
-use crate::array::{is_quiet, quietly, AllocError, Array};
+use crate::array::{aval_of, is_quiet, quietly, AllocError, Array, Aval};
 use crate::core::tree::Tree;
 use crate::core::Prim;
 

@@ -2,8 +2,7 @@
 //! dimensions: such a dimension is read in place with stride 0, as the compiler's kernels
 //! read it, so `x[:, None] * y[None, :]` holds its result and nothing of its size besides.
 
-use crate::array::with_dtype;
-use crate::array::{numel, strides_of, Array, Buffer, DType, Lane, Values, ValuesMut};
+use crate::array::{numel, strides_of, with_dtype, Array, Buffer, DType, Lane, Values, ValuesMut};
 
 /// Output runs shorter than this are taken several at a time, their operands gathered
 /// into a block of about this many elements, so that the elementwise kernel's dispatch is

@@ -38,16 +38,10 @@ pub(crate) fn isa() -> Isa {
         2 => Isa::V3,
         3 => Isa::V4,
         _ => {
-            let wanted = match std::env::var("OXLA_ISA").as_deref() {
-                Ok("baseline") => Isa::Baseline,
-                Ok("v3") => Isa::V3,
-                Ok("v4") | Err(std::env::VarError::NotPresent) => Isa::V4,
-                Ok(other) => {
-                    panic!("OXLA_ISA={other:?} is not an instruction set: use baseline, v3 or v4")
-                }
-                Err(std::env::VarError::NotUnicode(v)) => {
-                    panic!("OXLA_ISA={v:?} is not an instruction set: use baseline, v3 or v4")
-                }
+            let wanted = match crate::env::isa_level() {
+                1 => Isa::Baseline,
+                2 => Isa::V3,
+                _ => Isa::V4,
             };
             let isa = detected().min(wanted);
             CHOSEN.store(isa as u8, Ordering::Relaxed);

@@ -2,9 +2,7 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
-use crate::array::with_dtype;
-use crate::array::Aval;
-use crate::array::{Array, Buffer, DType, Elem};
+use crate::array::{with_dtype, Array, Aval, Buffer, DType, Elem};
 
 type Dims = (Vec<usize>, Vec<usize>);
 

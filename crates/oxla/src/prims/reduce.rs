@@ -4,9 +4,7 @@
 use super::arity;
 use super::isa::multiversion;
 use super::view::{new_array, signed_strides, strided};
-use crate::array::with_dtype;
-use crate::array::Aval;
-use crate::array::{Array, DType, Elem};
+use crate::array::{with_dtype, Array, Aval, DType, Elem};
 
 /// The monoid of a reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

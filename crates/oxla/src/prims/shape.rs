@@ -3,9 +3,7 @@
 
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
-use crate::array::with_dtype;
-use crate::array::Aval;
-use crate::array::{checked_numel, numel, Array, DType, Elem};
+use crate::array::{checked_numel, numel, with_dtype, Array, Aval, DType, Elem};
 
 fn check_perm(perm: &[usize], rank: usize) -> Result<(), String> {
     let mut seen = vec![false; rank];

@@ -4,9 +4,7 @@
 use std::cmp::Ordering;
 
 use super::view::new_array;
-use crate::array::with_dtype;
-use crate::array::Aval;
-use crate::array::{Array, Buffer, Elem};
+use crate::array::{with_dtype, Array, Aval, Buffer, Elem};
 
 pub(crate) fn sort_rule(
     dimension: usize,

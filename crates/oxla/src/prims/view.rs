@@ -1,7 +1,6 @@
 //! Shared kernel helpers: dtype dispatch, fresh outputs, and strided views of row-major data.
 
-use crate::array::with_dtype;
-use crate::array::{checked_nbytes, numel, Array, Buffer, Elem};
+use crate::array::{checked_nbytes, numel, with_dtype, Array, Buffer, Elem};
 
 /// A new array of `shape` whose elements `fill` writes.
 pub(crate) fn new_array<T: Elem>(shape: &[usize], fill: impl FnOnce(&mut [T])) -> Array {

@@ -3,8 +3,7 @@
 //! interpreter, so their results can be traced, batched and differentiated again.
 
 use crate::array::DType;
-use crate::core::Prim;
-use crate::core::{bind, Tensor};
+use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
 use crate::prims::{BinaryOp, ReduceOp, UnaryOp};

@@ -7,8 +7,7 @@ use super::jvp_rules::{
     zeros_of_aval,
 };
 use crate::array::DType;
-use crate::core::Prim;
-use crate::core::{bind, Tensor};
+use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
 use crate::prims::{GatherDims, ReduceOp, ScatterDims};

@@ -12,8 +12,7 @@ use super::stored::fusable_reduce;
 use super::{Affine, Kernel, Node, NodeId, NodeOp};
 use crate::array::{strides_of, Array, DType};
 use crate::core::prim::Kind;
-use crate::core::Prim;
-use crate::core::{Atom, ClosedJaxpr, Eqn, Var};
+use crate::core::{Atom, ClosedJaxpr, Eqn, Prim, Var};
 
 /// The index map of a node: one affine function of the loops per dimension of its value.
 type IndexMap = Vec<Affine>;

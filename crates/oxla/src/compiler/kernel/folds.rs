@@ -1,14 +1,13 @@
 //! Reductions: folding a block's lanes into the running values, runs of a buffer folded
 //! straight from memory, and the values written when the reduced loops end.
 
-use crate::array::{Lane, Values};
+use crate::array::{with_dtype, Lane, Values};
 use crate::prims::isa::multiversion;
 use crate::prims::{fold, fold_by, with_monoid, Monoid, ReduceOp, SHORT_RUN};
 
 use super::ir::{Kernel, NodeOp};
 use super::lanes::Col;
 use super::run::Run;
-use crate::array::with_dtype;
 
 multiversion! {
     /// `acc[l]` combined with every element of the run `src[offs[l] + step * r]`, `r < extent`.

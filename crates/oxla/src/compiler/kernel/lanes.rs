@@ -2,8 +2,7 @@
 //! unsafe code of the interpreter. Inputs and the result are shared by the threads of a
 //! run through raw pointers, each thread reading what it reads and writing its own part.
 
-use crate::array::with_dtype;
-use crate::array::{Array, Buffer, DType, Lane, Values, ValuesMut};
+use crate::array::{with_dtype, Array, Buffer, DType, Lane, Values, ValuesMut};
 use crate::prims::isa::multiversion;
 
 /// The values of one node for the current block: up to [`LANES`](super::schedule::LANES) typed values, of which

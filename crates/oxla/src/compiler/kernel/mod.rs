@@ -17,10 +17,9 @@ mod scratch;
 use super::pairwise::Pairwise;
 use ir::Kernel;
 
-use crate::array::{strides_of, Array, Buffer, DType};
+use crate::array::{strides_of, with_dtype, Array, Buffer, DType};
 use crate::prims::Monoid;
 
-use crate::array::with_dtype;
 use folds::epilogue;
 use lanes::{Out, Src};
 use run::Run;

@@ -2,7 +2,7 @@
 //! on the lanes of the current block.
 
 use super::ir::{Affine, Kernel, NodeOp};
-use crate::array::{Elem, Lane, Values};
+use crate::array::{with_dtype, Elem, Lane, Values};
 
 use crate::prims::isa::multiversion;
 
@@ -10,7 +10,6 @@ use super::folds::fold_into;
 use super::lanes::{load, Out, Src};
 use super::schedule::{Order, LANES};
 use super::scratch::Scratch;
-use crate::array::with_dtype;
 use crate::core::Prim;
 
 /// Operands an elementwise node gathers without allocating.

@@ -7,8 +7,7 @@
 use super::dot::swaps_dot_operands;
 use super::Pass;
 use crate::array::Array;
-use crate::core::Prim;
-use crate::core::{Atom, Eqn};
+use crate::core::{Atom, Eqn, Prim};
 use crate::prims::ReduceOp;
 
 impl Pass {

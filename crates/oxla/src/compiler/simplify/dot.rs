@@ -4,8 +4,7 @@
 
 use super::Pass;
 use crate::array::DType;
-use crate::core::Prim;
-use crate::core::{Atom, Aval, Eqn};
+use crate::core::{Atom, Aval, Eqn, Prim};
 use crate::prims::BinaryOp;
 
 impl Pass {

@@ -2,8 +2,7 @@
 //! dimension reduces the operand first and gathers from the smaller result.
 
 use super::Pass;
-use crate::core::Prim;
-use crate::core::{Atom, Eqn};
+use crate::core::{Atom, Eqn, Prim};
 use crate::prims::{GatherDims, GatherMode, ReduceOp};
 
 impl Pass {

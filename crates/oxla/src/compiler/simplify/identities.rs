@@ -3,8 +3,7 @@
 //! `neg(neg(x))`, a view that changes nothing) is replaced by it.
 
 use super::Pass;
-use crate::core::Prim;
-use crate::core::{Atom, Eqn, Tensor};
+use crate::core::{Atom, Eqn, Prim, Tensor};
 use crate::prims::{BinaryOp, UnaryOp};
 
 /// Largest result (in elements) that constant folding computes at compile time.

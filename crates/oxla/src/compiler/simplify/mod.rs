@@ -21,8 +21,7 @@ mod redundant;
 use std::collections::HashMap;
 
 use crate::array::{Array, DType};
-use crate::core::Prim;
-use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
+use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Prim, Tensor, Var};
 
 /// Simplifies `cj` until nothing changes.
 pub(crate) fn simplify(mut cj: ClosedJaxpr) -> ClosedJaxpr {

@@ -4,8 +4,7 @@
 
 use super::Pass;
 use crate::array::{Array, DType};
-use crate::core::Prim;
-use crate::core::{Atom, Eqn};
+use crate::core::{Atom, Eqn, Prim};
 use crate::prims::{BinaryOp, ReduceOp};
 
 impl Pass {

@@ -7,8 +7,7 @@ use smallvec::SmallVec;
 
 use super::Pass;
 use crate::array::DType;
-use crate::core::Prim;
-use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Tensor, Var};
+use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Prim, Tensor, Var};
 
 /// What makes two equations one computation: the primitive with its parameters, and the
 /// operands. Equations of equal keys compute equal values. A control-flow primitive's

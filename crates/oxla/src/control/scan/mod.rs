@@ -6,25 +6,18 @@
 //! runs the loop forward once more to stack each step's incoming carry, then a reverse loop
 //! whose body recomputes the step and pulls the cotangents back through it.
 //!
-//! This file holds the public functions, the staging and the spec with its shape rule,
-//! evaluation and working memory; `rules` holds its batching, JVP and VJP rules.
+//! This file holds the public functions, the staging and the spec; `rules` holds the
+//! spec's `ControlFlow` impl (shape rule, evaluation, working memory, batching, JVP, VJP).
 
 mod rules;
 
-use std::panic::Location;
 use std::sync::{Arc, OnceLock};
 
-use crate::array::aval_of;
-use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::control_flow::debug_by_identity;
 use crate::core::tree::Tree;
-use crate::core::ControlFlow;
-use crate::core::Prim;
-use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, Tensor};
-use crate::memory::{BufferInfo, BufferKind};
-use crate::transforms::bodies::{open, rows};
-use rules::{batch, jvp, vjp};
+use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, Prim, Tensor};
+use crate::transforms::bodies::open;
 
 /// The parameters of a scan (see the module documentation).
 pub struct ScanSpec {
@@ -208,170 +201,8 @@ impl ScanSpec {
         trace_avals(f, &operands.to_vec(), &avals).0
     }
 
-    /// The shape rule.
-    pub(crate) fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
-        let want = self.body.jaxpr.in_avals();
-        if ins.len() != want.len() {
-            return Err(format!("{} operands for {} inputs", ins.len(), want.len()));
-        }
-        for (i, (a, w)) in ins.iter().zip(&want).enumerate() {
-            let sliced = i >= self.num_carry && i < self.num_carry + self.num_xs;
-            let ok = if sliced {
-                a.dtype == w.dtype
-                    && a.shape.first() == Some(&self.length)
-                    && a.shape[1..] == w.shape[..]
-            } else {
-                a == w
-            };
-            if !ok {
-                return Err(format!("operand {i} has aval {a}, the body expects {w}"));
-            }
-        }
-        let outs = self.body.jaxpr.out_avals();
-        Ok(outs
-            .iter()
-            .enumerate()
-            .map(|(k, a)| {
-                if k < self.num_carry {
-                    a.clone()
-                } else {
-                    let mut s = vec![self.length];
-                    s.extend_from_slice(&a.shape);
-                    Aval::new(a.dtype, &s)
-                }
-            })
-            .collect())
-    }
-
-    /// The parameters as the jaxpr printer shows them.
-    pub(crate) fn params(&self) -> Vec<(&'static str, String)> {
-        let consts = self.body.jaxpr.invars.len() - self.num_carry - self.num_xs;
-        vec![
-            ("jaxpr", format!("{}", self.body)),
-            ("length", self.length.to_string()),
-            ("num_carry", self.num_carry.to_string()),
-            ("num_consts", consts.to_string()),
-            (
-                "reverse",
-                if self.reverse { "True" } else { "False" }.into(),
-            ),
-        ]
-    }
-
     fn compiled(&self) -> &Executable {
         self.compiled
             .get_or_init(|| Executable::new(self.body.clone()))
-    }
-
-    /// One step's working memory: the body's planned peak less the carry and the captured
-    /// values it shares with the loop, with its largest buffers.
-    pub(crate) fn step_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        let exe = self.compiled();
-        let shared: usize = self
-            .body
-            .jaxpr
-            .invars
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i < self.num_carry || *i >= self.num_carry + self.num_xs)
-            .map(|(_, v)| v.aval.nbytes())
-            .sum();
-        let largest = exe
-            .analysis()
-            .largest
-            .iter()
-            .filter(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output))
-            .cloned()
-            .collect();
-        (exe.analysis().peak_bytes.saturating_sub(shared), largest)
-    }
-
-    /// Runs the steps.
-    pub(crate) fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        let exe = self.compiled();
-        let avals: Vec<Aval> = ins.iter().map(aval_of).collect();
-        let outs = self.abstract_eval(&avals).expect("checked when bound");
-        let (nc, nx) = (self.num_carry, self.num_xs);
-        let mut carry: Vec<Array> = ins[..nc].to_vec();
-        let mut stacked: Vec<Buffer> = outs[nc..]
-            .iter()
-            .map(|a| Buffer::zeroed(a.nbytes()))
-            .collect();
-        for t in 0..self.length {
-            let i = if self.reverse { self.length - 1 - t } else { t };
-            let mut args = carry;
-            args.extend(
-                ins[nc..nc + nx]
-                    .iter()
-                    .map(|x| rows(x, i, 1).reshaped(&x.shape()[1..])),
-            );
-            args.extend(ins[nc + nx..].iter().cloned());
-            let mut results = exe.run_arrays(args);
-            let ys = results.split_off(nc);
-            carry = results;
-            for (buf, y) in stacked.iter_mut().zip(ys) {
-                let at = i * y.nbytes();
-                buf.as_mut_bytes()[at..at + y.nbytes()].copy_from_slice(y.as_bytes());
-            }
-        }
-        carry
-            .into_iter()
-            .chain(
-                outs[nc..]
-                    .iter()
-                    .zip(stacked)
-                    .map(|(a, b)| Array::from_buffer(a.dtype, &a.shape, b)),
-            )
-            .collect()
-    }
-}
-
-impl ControlFlow for ScanSpec {
-    fn name(&self) -> &'static str {
-        "scan"
-    }
-
-    fn params(&self) -> Vec<(&'static str, String)> {
-        ScanSpec::params(self)
-    }
-
-    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        ScanSpec::abstract_eval(self, inputs)
-    }
-
-    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
-        ScanSpec::eval(self, inputs)
-    }
-
-    fn batch(
-        &self,
-        args: &[Tensor],
-        dims: &[Option<usize>],
-        n: usize,
-    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
-        batch(self, args, dims, n)
-    }
-
-    fn jvp(
-        &self,
-        primals: &[Tensor],
-        tangents: &[Option<Tensor>],
-    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-        jvp(self, primals, tangents)
-    }
-
-    fn vjp(
-        &self,
-        ins: &[Tensor],
-        cts: &[Option<Tensor>],
-        active: &[bool],
-        src: &'static Location<'static>,
-    ) -> Vec<Option<Tensor>> {
-        let _ = src;
-        vjp(self, ins, cts, active)
-    }
-
-    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        self.step_bytes()
     }
 }

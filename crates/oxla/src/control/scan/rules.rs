@@ -1,261 +1,387 @@
-//! The scan's batching, forward- and reverse-mode rules: each transforms the body and
-//! stages a new scan.
+//! The scan as a [`ControlFlow`] primitive: its shape rule, parameters, evaluation and
+//! working memory, and its batching, forward- and reverse-mode rules, each of which
+//! transforms the body and stages a new scan.
+
+use std::panic::Location;
 
 use super::{stage, ScanSpec};
-use crate::core::{eval_jaxpr, trace_avals, Aval, Tensor};
+use crate::array::{aval_of, Array, Buffer};
+use crate::core::{eval_jaxpr, trace_avals, Aval, ControlFlow, Tensor};
+use crate::memory::{BufferInfo, BufferKind};
 use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
 use crate::transforms::batching::moveaxis;
+use crate::transforms::bodies::rows;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
 use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
 
-/// Batching: scanned operands carry the batch axis at 1 (axis 0 is the scan's), the others
-/// at 0; a carry becomes batched when its initial value or its update is; stacked results
-/// carry it at axis 1.
-pub(super) fn batch(
-    spec: &ScanSpec,
-    args: &[Tensor],
-    dims: &[Option<usize>],
-    n: usize,
-) -> (Vec<Tensor>, Vec<Option<usize>>) {
-    let (nc, nx) = (spec.num_carry, spec.num_xs);
-    let scanned = |i: usize| i >= nc && i < nc + nx;
-    let mut batched: Vec<bool> = dims[..nc].iter().map(Option::is_some).collect();
-    // The carry's batched set is a fixpoint: a step may batch a carry that starts unbatched.
-    loop {
-        let (avals, inner): (Vec<Aval>, Vec<Option<usize>>) = spec
+impl ControlFlow for ScanSpec {
+    fn name(&self) -> &'static str {
+        "scan"
+    }
+
+    /// The shape rule.
+    fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
+        let want = self.body.jaxpr.in_avals();
+        if ins.len() != want.len() {
+            return Err(format!("{} operands for {} inputs", ins.len(), want.len()));
+        }
+        for (i, (a, w)) in ins.iter().zip(&want).enumerate() {
+            let sliced = i >= self.num_carry && i < self.num_carry + self.num_xs;
+            let ok = if sliced {
+                a.dtype == w.dtype
+                    && a.shape.first() == Some(&self.length)
+                    && a.shape[1..] == w.shape[..]
+            } else {
+                a == w
+            };
+            if !ok {
+                return Err(format!("operand {i} has aval {a}, the body expects {w}"));
+            }
+        }
+        let outs = self.body.jaxpr.out_avals();
+        Ok(outs
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                if k < self.num_carry {
+                    a.clone()
+                } else {
+                    let mut s = vec![self.length];
+                    s.extend_from_slice(&a.shape);
+                    Aval::new(a.dtype, &s)
+                }
+            })
+            .collect())
+    }
+
+    /// The parameters as the jaxpr printer shows them.
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let consts = self.body.jaxpr.invars.len() - self.num_carry - self.num_xs;
+        vec![
+            ("jaxpr", format!("{}", self.body)),
+            ("length", self.length.to_string()),
+            ("num_carry", self.num_carry.to_string()),
+            ("num_consts", consts.to_string()),
+            (
+                "reverse",
+                if self.reverse { "True" } else { "False" }.into(),
+            ),
+        ]
+    }
+
+    /// Runs the steps.
+    fn eval(&self, ins: &[Array]) -> Vec<Array> {
+        let exe = self.compiled();
+        let avals: Vec<Aval> = ins.iter().map(aval_of).collect();
+        let outs = self.abstract_eval(&avals).expect("checked when bound");
+        let (nc, nx) = (self.num_carry, self.num_xs);
+        let mut carry: Vec<Array> = ins[..nc].to_vec();
+        let mut stacked: Vec<Buffer> = outs[nc..]
+            .iter()
+            .map(|a| Buffer::zeroed(a.nbytes()))
+            .collect();
+        for t in 0..self.length {
+            let i = if self.reverse { self.length - 1 - t } else { t };
+            let mut args = carry;
+            args.extend(
+                ins[nc..nc + nx]
+                    .iter()
+                    .map(|x| rows(x, i, 1).reshaped(&x.shape()[1..])),
+            );
+            args.extend(ins[nc + nx..].iter().cloned());
+            let mut results = exe.run_arrays(args);
+            let ys = results.split_off(nc);
+            carry = results;
+            for (buf, y) in stacked.iter_mut().zip(ys) {
+                let at = i * y.nbytes();
+                buf.as_mut_bytes()[at..at + y.nbytes()].copy_from_slice(y.as_bytes());
+            }
+        }
+        carry
+            .into_iter()
+            .chain(
+                outs[nc..]
+                    .iter()
+                    .zip(stacked)
+                    .map(|(a, b)| Array::from_buffer(a.dtype, &a.shape, b)),
+            )
+            .collect()
+    }
+
+    /// One step's working memory: the body's planned peak less the carry and the captured
+    /// values it shares with the loop, with its largest buffers.
+    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
+        let exe = self.compiled();
+        let shared: usize = self
             .body
             .jaxpr
             .invars
             .iter()
             .enumerate()
-            .map(|(i, v)| {
-                let d = if i < nc {
+            .filter(|(i, _)| *i < self.num_carry || *i >= self.num_carry + self.num_xs)
+            .map(|(_, v)| v.aval.nbytes())
+            .sum();
+        let largest = exe
+            .analysis()
+            .largest
+            .iter()
+            .filter(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output))
+            .cloned()
+            .collect();
+        (exe.analysis().peak_bytes.saturating_sub(shared), largest)
+    }
+
+    /// Batching: scanned operands carry the batch axis at 1 (axis 0 is the scan's), the others
+    /// at 0; a carry becomes batched when its initial value or its update is; stacked results
+    /// carry it at axis 1.
+    fn batch(
+        &self,
+        args: &[Tensor],
+        dims: &[Option<usize>],
+        n: usize,
+    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+        let (nc, nx) = (self.num_carry, self.num_xs);
+        let scanned = |i: usize| i >= nc && i < nc + nx;
+        let mut batched: Vec<bool> = dims[..nc].iter().map(Option::is_some).collect();
+        // The carry's batched set is a fixpoint: a step may batch a carry that starts unbatched.
+        loop {
+            let (avals, inner): (Vec<Aval>, Vec<Option<usize>>) = self
+                .body
+                .jaxpr
+                .invars
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let d = if i < nc {
+                        batched[i].then_some(0)
+                    } else {
+                        dims[i].map(|_| 0)
+                    };
+                    let mut s = v.aval.shape.to_vec();
+                    if d.is_some() {
+                        s.insert(0, n);
+                    }
+                    (Aval::new(v.aval.dtype, &s), d)
+                })
+                .unzip();
+            let structure = vec![Tensor::scalar(0.0f32); avals.len()];
+            let (out, _) = trace_avals(
+                |xs: Vec<Tensor>| -> Vec<Tensor> {
+                    let args = xs.into_iter().zip(inner.iter().copied()).collect();
+                    let r = batch_jaxpr(&self.body, args, n);
+                    r.into_iter().map(|(t, _)| t).collect()
+                },
+                &structure,
+                &avals,
+            );
+            // The carry outputs' batching, read from their staged avals' ranks.
+            let grown: Vec<bool> = out.jaxpr.out_avals()[..nc]
+                .iter()
+                .zip(&self.body.jaxpr.out_avals()[..nc])
+                .map(|(b, a)| b.ndim() > a.ndim())
+                .collect();
+            let next: Vec<bool> = batched.iter().zip(&grown).map(|(&a, &b)| a || b).collect();
+            if next == batched {
+                break;
+            }
+            batched = next;
+        }
+        let moved: Vec<Tensor> = args
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match (dims[i], i < nc && batched[i]) {
+                (Some(d), _) => moveaxis(x, d, usize::from(scanned(i))),
+                (None, true) => place_output(x.clone(), None, Some(0), n, i),
+                (None, false) => x.clone(),
+            })
+            .collect();
+        let inner: Vec<Option<usize>> = (0..args.len())
+            .map(|i| {
+                if i < nc {
                     batched[i].then_some(0)
                 } else {
                     dims[i].map(|_| 0)
-                };
-                let mut s = v.aval.shape.to_vec();
-                if d.is_some() {
-                    s.insert(0, n);
                 }
-                (Aval::new(v.aval.dtype, &s), d)
             })
-            .unzip();
-        let structure = vec![Tensor::scalar(0.0f32); avals.len()];
-        let (out, _) = trace_avals(
-            |xs: Vec<Tensor>| -> Vec<Tensor> {
-                let args = xs.into_iter().zip(inner.iter().copied()).collect();
-                let r = batch_jaxpr(&spec.body, args, n);
-                r.into_iter().map(|(t, _)| t).collect()
-            },
-            &structure,
-            &avals,
-        );
-        // The carry outputs' batching, read from their staged avals' ranks.
-        let grown: Vec<bool> = out.jaxpr.out_avals()[..nc]
-            .iter()
-            .zip(&spec.body.jaxpr.out_avals()[..nc])
-            .map(|(b, a)| b.ndim() > a.ndim())
             .collect();
-        let next: Vec<bool> = batched.iter().zip(&grown).map(|(&a, &b)| a || b).collect();
-        if next == batched {
-            break;
-        }
-        batched = next;
-    }
-    let moved: Vec<Tensor> = args
-        .iter()
-        .enumerate()
-        .map(|(i, x)| match (dims[i], i < nc && batched[i]) {
-            (Some(d), _) => moveaxis(x, d, usize::from(scanned(i))),
-            (None, true) => place_output(x.clone(), None, Some(0), n, i),
-            (None, false) => x.clone(),
-        })
-        .collect();
-    let inner: Vec<Option<usize>> = (0..args.len())
-        .map(|i| {
-            if i < nc {
-                batched[i].then_some(0)
-            } else {
-                dims[i].map(|_| 0)
-            }
-        })
-        .collect();
-    let body = spec.trace(&moved, nc, nx, |xs| {
-        let outs = batch_jaxpr(&spec.body, xs.into_iter().zip(inner.clone()).collect(), n);
-        outs.into_iter()
-            .enumerate()
-            .map(|(k, (t, d))| {
-                if k < nc && !batched[k] {
-                    t
+        let body = self.trace(&moved, nc, nx, |xs| {
+            let outs = batch_jaxpr(&self.body, xs.into_iter().zip(inner.clone()).collect(), n);
+            outs.into_iter()
+                .enumerate()
+                .map(|(k, (t, d))| {
+                    if k < nc && !batched[k] {
+                        t
+                    } else {
+                        place_output(t, d, Some(0), n, k)
+                    }
+                })
+                .collect()
+        });
+        let outs = stage(&moved, nc, nx, self.length, self.reverse, body);
+        let out_dims = (0..outs.len())
+            .map(|k| {
+                if k < nc {
+                    batched[k].then_some(0)
                 } else {
-                    place_output(t, d, Some(0), n, k)
+                    Some(1)
                 }
             })
-            .collect()
-    });
-    let outs = stage(&moved, nc, nx, spec.length, spec.reverse, body);
-    let out_dims = (0..outs.len())
-        .map(|k| {
-            if k < nc {
-                batched[k].then_some(0)
-            } else {
-                Some(1)
+            .collect();
+        (outs, out_dims)
+    }
+
+    /// Forward mode: one scan carrying the tangents of the float carries beside them.
+    fn jvp(
+        &self,
+        primals: &[Tensor],
+        tangents: &[Option<Tensor>],
+    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+        let (nc, nx) = (self.num_carry, self.num_xs);
+        let na = primals.len();
+        let float = |t: &Tensor| t.dtype().is_float();
+        let tc: Vec<usize> = (0..nc).filter(|&i| float(&primals[i])).collect();
+        let tx: Vec<usize> = (nc..nc + nx).filter(|&i| tangents[i].is_some()).collect();
+        let tk: Vec<usize> = (nc + nx..na).filter(|&i| tangents[i].is_some()).collect();
+        let tan = |i: usize| {
+            tangents[i]
+                .clone()
+                .unwrap_or_else(|| zeros_of_aval(&primals[i]))
+        };
+        let mut ops: Vec<Tensor> = primals[..nc].to_vec();
+        ops.extend(tc.iter().map(|&i| tan(i)));
+        ops.extend(primals[nc..nc + nx].iter().cloned());
+        ops.extend(tx.iter().map(|&i| tan(i)));
+        ops.extend(primals[nc + nx..].iter().cloned());
+        ops.extend(tk.iter().map(|&i| tan(i)));
+        let n_out = self.body.jaxpr.outvars.len();
+        let ty: Vec<usize> = float_positions(&self.body.jaxpr.out_avals())
+            .into_iter()
+            .filter(|&k| k >= nc)
+            .collect();
+        let (ncc, nxx) = (nc + tc.len(), nx + tx.len());
+        let body = self.trace(&ops, ncc, nxx, |xs| {
+            let mut p: Vec<Tensor> = xs[..nc].to_vec();
+            p.extend(xs[ncc..ncc + nx].iter().cloned());
+            p.extend(xs[ncc + nxx..ncc + nxx + (na - nc - nx)].iter().cloned());
+            let mut t: Vec<Option<Tensor>> = vec![None; na];
+            for (k, &i) in tc.iter().enumerate() {
+                t[i] = Some(xs[nc + k].clone());
             }
-        })
-        .collect();
-    (outs, out_dims)
-}
+            for (k, &i) in tx.iter().enumerate() {
+                t[i] = Some(xs[ncc + nx + k].clone());
+            }
+            for (k, &i) in tk.iter().enumerate() {
+                t[i] = Some(xs[ncc + nxx + (na - nc - nx) + k].clone());
+            }
+            let (outs, touts) = jvp_jaxpr(&self.body, &p, t);
+            let mut r: Vec<Tensor> = outs[..nc].to_vec();
+            r.extend(dense_tangents(&outs, &touts, &tc));
+            r.extend(outs[nc..].iter().cloned());
+            r.extend(dense_tangents(&outs, &touts, &ty));
+            r
+        });
+        let mut all = stage(&ops, ncc, nxx, self.length, self.reverse, body);
+        let tys = all.split_off(ncc + (n_out - nc));
+        let ys = all.split_off(ncc);
+        let mut flat = all.split_off(nc);
+        flat.extend(tys);
+        all.extend(ys);
+        (all, sparse_tangents(flat, &[tc, ty].concat(), n_out))
+    }
 
-/// Forward mode: one scan carrying the tangents of the float carries beside them.
-pub(super) fn jvp(
-    spec: &ScanSpec,
-    primals: &[Tensor],
-    tangents: &[Option<Tensor>],
-) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-    let (nc, nx) = (spec.num_carry, spec.num_xs);
-    let na = primals.len();
-    let float = |t: &Tensor| t.dtype().is_float();
-    let tc: Vec<usize> = (0..nc).filter(|&i| float(&primals[i])).collect();
-    let tx: Vec<usize> = (nc..nc + nx).filter(|&i| tangents[i].is_some()).collect();
-    let tk: Vec<usize> = (nc + nx..na).filter(|&i| tangents[i].is_some()).collect();
-    let tan = |i: usize| {
-        tangents[i]
-            .clone()
-            .unwrap_or_else(|| zeros_of_aval(&primals[i]))
-    };
-    let mut ops: Vec<Tensor> = primals[..nc].to_vec();
-    ops.extend(tc.iter().map(|&i| tan(i)));
-    ops.extend(primals[nc..nc + nx].iter().cloned());
-    ops.extend(tx.iter().map(|&i| tan(i)));
-    ops.extend(primals[nc + nx..].iter().cloned());
-    ops.extend(tk.iter().map(|&i| tan(i)));
-    let n_out = spec.body.jaxpr.outvars.len();
-    let ty: Vec<usize> = float_positions(&spec.body.jaxpr.out_avals())
-        .into_iter()
-        .filter(|&k| k >= nc)
-        .collect();
-    let (ncc, nxx) = (nc + tc.len(), nx + tx.len());
-    let body = spec.trace(&ops, ncc, nxx, |xs| {
-        let mut p: Vec<Tensor> = xs[..nc].to_vec();
-        p.extend(xs[ncc..ncc + nx].iter().cloned());
-        p.extend(xs[ncc + nxx..ncc + nxx + (na - nc - nx)].iter().cloned());
-        let mut t: Vec<Option<Tensor>> = vec![None; na];
-        for (k, &i) in tc.iter().enumerate() {
-            t[i] = Some(xs[nc + k].clone());
+    /// Reverse mode: a forward scan stacking each step's incoming carry, then a scan in the
+    /// other direction whose step recomputes the body at that carry and pulls back the carry's
+    /// and the results' cotangents, summing those of the captured values in its carry.
+    fn vjp(
+        &self,
+        ins: &[Tensor],
+        cts: &[Option<Tensor>],
+        active: &[bool],
+        _src: &'static Location<'static>,
+    ) -> Vec<Option<Tensor>> {
+        let (nc, nx) = (self.num_carry, self.num_xs);
+        let na = ins.len();
+        if cts.iter().all(Option::is_none) || !active.iter().any(|&a| a) {
+            return vec![None; na];
         }
-        for (k, &i) in tx.iter().enumerate() {
-            t[i] = Some(xs[ncc + nx + k].clone());
+        let float = |i: usize| ins[i].dtype().is_float();
+        // Each step's incoming carry, stacked.
+        let forward = self.trace(ins, nc, nx, |xs| {
+            let outs = eval_jaxpr(&self.body, &xs);
+            let mut r = outs[..nc].to_vec();
+            r.extend(xs[..nc].iter().cloned());
+            r
+        });
+        let carries: Vec<Tensor> =
+            stage(ins, nc, nx, self.length, self.reverse, forward).split_off(nc);
+        // Backward: carry (carry cotangents, captured-value cotangents), scanned (carries,
+        // slices, result cotangents), captured values.
+        let fc: Vec<usize> = (0..nc).filter(|&i| float(i)).collect();
+        let fk: Vec<usize> = (nc + nx..na).filter(|&i| float(i) && active[i]).collect();
+        // Output `k`'s cotangent, a zero (a broadcast scalar) where there is none.
+        let ct = |k: usize| {
+            cts[k].clone().unwrap_or_else(|| {
+                let a = self.body.jaxpr.outvars[k].aval();
+                let mut s = if k < nc { vec![] } else { vec![self.length] };
+                s.extend_from_slice(&a.shape);
+                crate::ops::broadcast_in_dim(&crate::numpy::scalar_tensor(0.0, a.dtype), &s, &[])
+            })
+        };
+        let n_out = self.body.jaxpr.outvars.len();
+        let fy: Vec<usize> = (nc..n_out)
+            .filter(|&k| self.body.jaxpr.outvars[k].aval().dtype.is_float())
+            .collect();
+        let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i)).collect();
+        ops.extend(fk.iter().map(|&i| zeros_of_aval(&ins[i])));
+        let ncb = ops.len();
+        ops.extend(carries.iter().cloned());
+        ops.extend(ins[nc..nc + nx].iter().cloned());
+        ops.extend(fy.iter().map(|&k| ct(k)));
+        let nxb = ops.len() - ncb;
+        ops.extend(ins[nc + nx..].iter().cloned());
+        let fx: Vec<usize> = (nc..nc + nx).filter(|&i| float(i)).collect();
+        let body = self.trace(&ops, ncb, nxb, |xs| {
+            let (ct_c, rest) = xs.split_at(fc.len());
+            let (ct_k, rest) = rest.split_at(fk.len());
+            let (carry, rest) = rest.split_at(nc);
+            let (x, rest) = rest.split_at(nx);
+            let (ct_y, consts) = rest.split_at(fy.len());
+            let mut p: Vec<Tensor> = carry.to_vec();
+            p.extend(x.iter().cloned());
+            p.extend(consts.iter().cloned());
+            let mut c: Vec<Option<Tensor>> = vec![None; n_out];
+            for (t, &i) in ct_c.iter().zip(&fc) {
+                c[i] = Some(t.clone());
+            }
+            for (t, &k) in ct_y.iter().zip(&fy) {
+                c[k] = Some(t.clone());
+            }
+            let act: Vec<bool> = (0..na).map(float).collect();
+            let g = vjp_jaxpr(&self.body, &p, &act, &c);
+            let grad = |i: usize| g[i].clone().unwrap_or_else(|| zeros_of_aval(&p[i]));
+            let mut r: Vec<Tensor> = fc.iter().map(|&i| grad(i)).collect();
+            r.extend(
+                fk.iter()
+                    .zip(ct_k)
+                    .map(|(&i, acc)| crate::ops::add(acc, &grad(i))),
+            );
+            r.extend(fx.iter().map(|&i| grad(i)));
+            r
+        });
+        let mut out = stage(&ops, ncb, nxb, self.length, !self.reverse, body);
+        let xs_cts = out.split_off(ncb);
+        let k_cts = out.split_off(fc.len());
+        let mut grads = vec![None; na];
+        for (t, &i) in out.into_iter().zip(&fc) {
+            grads[i] = Some(t).filter(|_| active[i]);
         }
-        for (k, &i) in tk.iter().enumerate() {
-            t[i] = Some(xs[ncc + nxx + (na - nc - nx) + k].clone());
+        for (t, &i) in k_cts.into_iter().zip(&fk) {
+            grads[i] = Some(t);
         }
-        let (outs, touts) = jvp_jaxpr(&spec.body, &p, t);
-        let mut r: Vec<Tensor> = outs[..nc].to_vec();
-        r.extend(dense_tangents(&outs, &touts, &tc));
-        r.extend(outs[nc..].iter().cloned());
-        r.extend(dense_tangents(&outs, &touts, &ty));
-        r
-    });
-    let mut all = stage(&ops, ncc, nxx, spec.length, spec.reverse, body);
-    let tys = all.split_off(ncc + (n_out - nc));
-    let ys = all.split_off(ncc);
-    let mut flat = all.split_off(nc);
-    flat.extend(tys);
-    all.extend(ys);
-    (all, sparse_tangents(flat, &[tc, ty].concat(), n_out))
-}
-
-/// Reverse mode: a forward scan stacking each step's incoming carry, then a scan in the
-/// other direction whose step recomputes the body at that carry and pulls back the carry's
-/// and the results' cotangents, summing those of the captured values in its carry.
-pub(super) fn vjp(
-    spec: &ScanSpec,
-    ins: &[Tensor],
-    cts: &[Option<Tensor>],
-    active: &[bool],
-) -> Vec<Option<Tensor>> {
-    let (nc, nx) = (spec.num_carry, spec.num_xs);
-    let na = ins.len();
-    if cts.iter().all(Option::is_none) || !active.iter().any(|&a| a) {
-        return vec![None; na];
+        for (t, &i) in xs_cts.into_iter().zip(&fx) {
+            grads[i] = Some(t).filter(|_| active[i]);
+        }
+        grads
     }
-    let float = |i: usize| ins[i].dtype().is_float();
-    // Each step's incoming carry, stacked.
-    let forward = spec.trace(ins, nc, nx, |xs| {
-        let outs = eval_jaxpr(&spec.body, &xs);
-        let mut r = outs[..nc].to_vec();
-        r.extend(xs[..nc].iter().cloned());
-        r
-    });
-    let carries: Vec<Tensor> = stage(ins, nc, nx, spec.length, spec.reverse, forward).split_off(nc);
-    // Backward: carry (carry cotangents, captured-value cotangents), scanned (carries,
-    // slices, result cotangents), captured values.
-    let fc: Vec<usize> = (0..nc).filter(|&i| float(i)).collect();
-    let fk: Vec<usize> = (nc + nx..na).filter(|&i| float(i) && active[i]).collect();
-    // Output `k`'s cotangent, a zero (a broadcast scalar) where there is none.
-    let ct = |k: usize| {
-        cts[k].clone().unwrap_or_else(|| {
-            let a = spec.body.jaxpr.outvars[k].aval();
-            let mut s = if k < nc { vec![] } else { vec![spec.length] };
-            s.extend_from_slice(&a.shape);
-            crate::ops::broadcast_in_dim(&crate::numpy::scalar_tensor(0.0, a.dtype), &s, &[])
-        })
-    };
-    let n_out = spec.body.jaxpr.outvars.len();
-    let fy: Vec<usize> = (nc..n_out)
-        .filter(|&k| spec.body.jaxpr.outvars[k].aval().dtype.is_float())
-        .collect();
-    let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i)).collect();
-    ops.extend(fk.iter().map(|&i| zeros_of_aval(&ins[i])));
-    let ncb = ops.len();
-    ops.extend(carries.iter().cloned());
-    ops.extend(ins[nc..nc + nx].iter().cloned());
-    ops.extend(fy.iter().map(|&k| ct(k)));
-    let nxb = ops.len() - ncb;
-    ops.extend(ins[nc + nx..].iter().cloned());
-    let fx: Vec<usize> = (nc..nc + nx).filter(|&i| float(i)).collect();
-    let body = spec.trace(&ops, ncb, nxb, |xs| {
-        let (ct_c, rest) = xs.split_at(fc.len());
-        let (ct_k, rest) = rest.split_at(fk.len());
-        let (carry, rest) = rest.split_at(nc);
-        let (x, rest) = rest.split_at(nx);
-        let (ct_y, consts) = rest.split_at(fy.len());
-        let mut p: Vec<Tensor> = carry.to_vec();
-        p.extend(x.iter().cloned());
-        p.extend(consts.iter().cloned());
-        let mut c: Vec<Option<Tensor>> = vec![None; n_out];
-        for (t, &i) in ct_c.iter().zip(&fc) {
-            c[i] = Some(t.clone());
-        }
-        for (t, &k) in ct_y.iter().zip(&fy) {
-            c[k] = Some(t.clone());
-        }
-        let act: Vec<bool> = (0..na).map(float).collect();
-        let g = vjp_jaxpr(&spec.body, &p, &act, &c);
-        let grad = |i: usize| g[i].clone().unwrap_or_else(|| zeros_of_aval(&p[i]));
-        let mut r: Vec<Tensor> = fc.iter().map(|&i| grad(i)).collect();
-        r.extend(
-            fk.iter()
-                .zip(ct_k)
-                .map(|(&i, acc)| crate::ops::add(acc, &grad(i))),
-        );
-        r.extend(fx.iter().map(|&i| grad(i)));
-        r
-    });
-    let mut out = stage(&ops, ncb, nxb, spec.length, !spec.reverse, body);
-    let xs_cts = out.split_off(ncb);
-    let k_cts = out.split_off(fc.len());
-    let mut grads = vec![None; na];
-    for (t, &i) in out.into_iter().zip(&fc) {
-        grads[i] = Some(t).filter(|_| active[i]);
-    }
-    for (t, &i) in k_cts.into_iter().zip(&fk) {
-        grads[i] = Some(t);
-    }
-    for (t, &i) in xs_cts.into_iter().zip(&fx) {
-        grads[i] = Some(t).filter(|_| active[i]);
-    }
-    grads
 }

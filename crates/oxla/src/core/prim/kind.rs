@@ -77,14 +77,12 @@ impl Prim {
     /// How the compiler treats this primitive.
     pub(crate) fn kind(&self) -> Kind<'_> {
         match self {
-            Prim::Unary(_)
-            | Prim::Binary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::SelectN
-            | Prim::ConvertElementType { .. }
-            | Prim::BitcastConvertType { .. } => {
-                Kind::Lanewise(self.lanewise().expect("an elementwise primitive"))
-            }
+            Prim::Unary(op) => Kind::Lanewise(Lanewise::Unary(*op)),
+            Prim::Binary(op) => Kind::Lanewise(Lanewise::Binary(*op)),
+            Prim::IntegerPow { y } => Kind::Lanewise(Lanewise::IntegerPow(*y)),
+            Prim::SelectN => Kind::Lanewise(Lanewise::SelectN),
+            Prim::ConvertElementType { .. } => Kind::Lanewise(Lanewise::Convert),
+            Prim::BitcastConvertType { .. } => Kind::Lanewise(Lanewise::Bitcast),
             Prim::Iota { dimension, .. } => Kind::Iota {
                 dimension: *dimension,
             },

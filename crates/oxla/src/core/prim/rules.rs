@@ -1,5 +1,6 @@
 //! Each primitive's shape rule and eager kernel, dispatched to [`crate::prims`].
 
+use super::Kind;
 use super::Prim;
 use crate::array::{aval_of, Array, Aval, Values, ValuesMut};
 use crate::prims::{self, arity, Lanewise};
@@ -89,34 +90,10 @@ impl Prim {
 
     /// The operation a kernel runs on lanes, for an elementwise primitive.
     pub(crate) fn lanewise(&self) -> Option<Lanewise> {
-        match self {
-            Prim::Unary(op) => Some(Lanewise::Unary(*op)),
-            Prim::Binary(op) => Some(Lanewise::Binary(*op)),
-            Prim::IntegerPow { y } => Some(Lanewise::IntegerPow(*y)),
-            Prim::SelectN => Some(Lanewise::SelectN),
-            Prim::ConvertElementType { .. } => Some(Lanewise::Convert),
-            Prim::BitcastConvertType { .. } => Some(Lanewise::Bitcast),
-            Prim::StopGradient
-            | Prim::Iota { .. }
-            | Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Rev { .. }
-            | Prim::Transpose { .. }
-            | Prim::Squeeze { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. }
-            | Prim::Reduce { .. }
-            | Prim::ArgReduce { .. }
-            | Prim::Cumsum { .. }
-            | Prim::DotGeneral { .. }
-            | Prim::DynamicSlice { .. }
-            | Prim::DynamicUpdateSlice
-            | Prim::Gather { .. }
-            | Prim::ScatterAdd { .. }
-            | Prim::Sort { .. }
-            | Prim::Threefry2x32
-            | Prim::Control(_) => None,
+        if let Kind::Lanewise(op) = self.kind() {
+            Some(op)
+        } else {
+            None
         }
     }
 

@@ -7,8 +7,7 @@ use super::lanes::{
     binary_into, bitcast_into, convert_into, integer_pow_into, select_into, unary_into,
 };
 use super::{BinaryOp, UnaryOp};
-use crate::array::with_dtype;
-use crate::array::{new_values, Array, Buffer, DType, Values};
+use crate::array::{new_values, with_dtype, Array, Buffer, DType, Values};
 use crate::prims::threefry;
 
 pub(crate) fn unary(op: UnaryOp, a: &Array) -> Array {

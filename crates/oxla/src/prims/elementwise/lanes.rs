@@ -4,8 +4,7 @@
 
 use super::scalar::{powi, Bits, Float, Num};
 use super::{BinaryOp, UnaryOp};
-use crate::array::with_dtype;
-use crate::array::{DType, Elem, Lane, Values, ValuesMut};
+use crate::array::{with_dtype, DType, Elem, Lane, Values, ValuesMut};
 use crate::prims::isa::multiversion;
 
 /// `out[i] = f(x[i])`; a one-element `x` is repeated.

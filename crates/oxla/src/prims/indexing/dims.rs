@@ -5,8 +5,7 @@
 
 use std::fmt;
 
-use crate::array::with_dtype;
-use crate::array::{Array, Elem};
+use crate::array::{with_dtype, Array, Elem};
 use crate::prims::pyfmt::tuple;
 
 /// How out-of-bounds gather and scatter indices behave.

@@ -1,8 +1,7 @@
 //! `dynamic_slice` and `dynamic_update_slice`: a window at scalar start indices, read or
 //! overwritten, the starts clamped so the window lies in bounds (as XLA clamps them).
 
-use crate::array::with_dtype;
-use crate::array::{Array, Aval};
+use crate::array::{with_dtype, Array, Aval};
 use crate::prims::view::{for_each_index, new_array, signed_strides};
 
 fn scalar_indices(idx: &[Aval]) -> Result<(), String> {

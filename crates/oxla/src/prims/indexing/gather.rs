@@ -3,8 +3,7 @@
 
 use super::dims::{check_dims, window_start, IndexRows};
 use super::{GatherDims, GatherMode};
-use crate::array::with_dtype;
-use crate::array::{Array, Aval, DType, Elem};
+use crate::array::{with_dtype, Array, Aval, DType, Elem};
 use crate::prims::view::{for_each_index, new_array, signed_strides};
 
 pub(crate) fn gather_rule(

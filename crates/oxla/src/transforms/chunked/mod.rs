@@ -17,21 +17,12 @@ mod rules;
 use std::panic::Location;
 use std::sync::OnceLock;
 
-use crate::array::aval_of;
-use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::control_flow::debug_by_identity;
-use crate::core::ControlFlow;
-use crate::core::Prim;
-use crate::core::{trace_avals, Aval, ClosedJaxpr, Tensor};
-use crate::error::Result;
+use crate::core::{trace_avals, Aval, ClosedJaxpr, Prim, Tensor};
 use crate::memory::replanned_budget;
-use crate::memory::ChunkPlan;
-use crate::memory::{BufferInfo, BufferKind};
-use crate::prims::BinaryOp;
-use crate::transforms::bodies::{open, rows};
+use crate::transforms::bodies::open;
 use budget::chunk_for_budget;
-use rules::{batch, jvp, vjp};
 
 /// The parameters of a chunked map (see the module documentation).
 pub struct MapSpec {
@@ -124,54 +115,6 @@ pub(crate) fn chunk_avals(operands: &[Aval], mapped: &[bool], c: usize) -> Vec<A
 }
 
 impl MapSpec {
-    /// The shape rule: the operands must be the body's inputs with the mapped ones `length`
-    /// long; stacked results are `length` long.
-    pub(crate) fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
-        let want = chunk_avals(&self.body.jaxpr.in_avals(), &self.mapped, self.length);
-        if ins.len() != want.len() {
-            return Err(format!("{} operands for {} inputs", ins.len(), want.len()));
-        }
-        for (i, (a, w)) in ins.iter().zip(&want).enumerate() {
-            if a != w {
-                return Err(format!("operand {i} has aval {a}, the body expects {w}"));
-            }
-        }
-        Ok(self
-            .body
-            .jaxpr
-            .out_avals()
-            .into_iter()
-            .zip(&self.summed)
-            .map(|(a, &s)| {
-                if s {
-                    a
-                } else {
-                    let mut sh = a.shape.to_vec();
-                    sh[0] = self.length;
-                    Aval::new(a.dtype, &sh)
-                }
-            })
-            .collect())
-    }
-
-    /// The parameters as the jaxpr printer shows them.
-    pub(crate) fn params(&self) -> Vec<(&'static str, String)> {
-        let flags = |v: &[bool]| {
-            let s: Vec<String> = v
-                .iter()
-                .map(|&b| if b { "True" } else { "False" }.to_string())
-                .collect();
-            crate::prims::pyfmt::tuple_of_strings(&s)
-        };
-        vec![
-            ("chunk", self.chunk.to_string()),
-            ("jaxpr", format!("{}", self.body)),
-            ("length", self.length.to_string()),
-            ("mapped", flags(&self.mapped)),
-            ("summed", flags(&self.summed)),
-        ]
-    }
-
     fn compiled(&self) -> &(Executable, Option<Executable>) {
         self.compiled.get_or_init(|| {
             (
@@ -179,90 +122,6 @@ impl MapSpec {
                 self.tail.clone().map(Executable::new),
             )
         })
-    }
-
-    /// Bytes held beyond the operands and results while a chunk runs (the body's planned
-    /// peak less the unmapped operands it shares), with the body's largest buffers then.
-    pub(crate) fn chunk_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        let (body, tail) = self.compiled();
-        let shared: usize = self
-            .body
-            .jaxpr
-            .in_avals()
-            .iter()
-            .zip(&self.mapped)
-            .filter(|(_, &m)| !m)
-            .map(|(a, _)| a.nbytes())
-            .sum();
-        let own = |e: &Executable| e.analysis().peak_bytes.saturating_sub(shared);
-        let bytes = own(body).max(tail.as_ref().map_or(0, own));
-        let largest = body
-            .analysis()
-            .largest
-            .iter()
-            .filter(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output))
-            .cloned()
-            .collect();
-        (bytes, largest)
-    }
-
-    /// Runs the body chunk by chunk, stacking or summing its results.
-    pub(crate) fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        let (body, tail) = self.compiled();
-        let avals: Vec<Aval> = ins.iter().map(aval_of).collect();
-        let outs = self.abstract_eval(&avals).expect("checked when bound");
-        let mut stacked: Vec<Option<Buffer>> = outs
-            .iter()
-            .zip(&self.summed)
-            .map(|(a, &s)| (!s).then(|| Buffer::zeroed(a.nbytes())))
-            .collect();
-        let mut sums: Vec<Option<Array>> = vec![None; outs.len()];
-        let chunks = self.length.div_ceil(self.chunk);
-        let bar = (self.progress && chunks > 1).then(|| progress_bar(chunks, self.chunk));
-        for c in 0..chunks {
-            let start = c * self.chunk;
-            let size = self.chunk.min(self.length - start);
-            let exe = if size == self.chunk {
-                body
-            } else {
-                tail.as_ref().expect("a shorter last chunk has its body")
-            };
-            let args = ins
-                .iter()
-                .zip(&self.mapped)
-                .map(|(a, &m)| if m { rows(a, start, size) } else { a.clone() })
-                .collect();
-            let results = exe.run_arrays(args);
-            for (k, r) in results.into_iter().enumerate() {
-                match &mut stacked[k] {
-                    Some(buf) => {
-                        let at = start * (r.nbytes() / size.max(1));
-                        buf.as_mut_bytes()[at..at + r.nbytes()].copy_from_slice(r.as_bytes());
-                    }
-                    None => {
-                        sums[k] = Some(match sums[k].take() {
-                            Some(s) => Prim::Binary(BinaryOp::Add).eval(&[s, r]).remove(0),
-                            None => r,
-                        });
-                    }
-                }
-            }
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-        }
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        outs.iter()
-            .zip(stacked)
-            .zip(sums)
-            .map(|((a, st), sum)| match (st, sum) {
-                (Some(buf), _) => Array::from_buffer(a.dtype, &a.shape, buf),
-                (None, Some(s)) => s,
-                (None, None) => Array::zeros(a.dtype, &a.shape),
-            })
-            .collect()
     }
 
     /// A map of the same chunking over new operands, its bodies made by `derive(body, c)`
@@ -318,65 +177,4 @@ pub(super) fn progress_bar(chunks: usize, chunk: usize) -> indicatif::ProgressBa
     );
     bar.set_message(format!("map, {chunk} per chunk"));
     bar
-}
-
-impl ControlFlow for MapSpec {
-    fn name(&self) -> &'static str {
-        "chunked_map"
-    }
-
-    fn params(&self) -> Vec<(&'static str, String)> {
-        MapSpec::params(self)
-    }
-
-    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        MapSpec::abstract_eval(self, inputs)
-    }
-
-    fn eval(&self, inputs: &[Array]) -> Vec<Array> {
-        MapSpec::eval(self, inputs)
-    }
-
-    fn batch(
-        &self,
-        args: &[Tensor],
-        dims: &[Option<usize>],
-        n: usize,
-    ) -> (Vec<Tensor>, Vec<Option<usize>>) {
-        batch(self, args, dims, n)
-    }
-
-    fn jvp(
-        &self,
-        primals: &[Tensor],
-        tangents: &[Option<Tensor>],
-    ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-        jvp(self, primals, tangents)
-    }
-
-    fn vjp(
-        &self,
-        ins: &[Tensor],
-        cts: &[Option<Tensor>],
-        active: &[bool],
-        src: &'static Location<'static>,
-    ) -> Vec<Option<Tensor>> {
-        let _ = src;
-        vjp(self, ins, cts, active)
-    }
-
-    fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        self.chunk_bytes()
-    }
-
-    fn chunk_plan(&self, source: &'static Location<'static>) -> Option<ChunkPlan> {
-        Some(ChunkPlan {
-            length: self.length,
-            chunk: self.chunk,
-            chunk_bytes: self.chunk_bytes().0,
-            source,
-            step: 0,
-            outside_bytes: 0,
-        })
-    }
 }
