@@ -39,7 +39,7 @@ pub mod transforms;
 pub use array::{Array, DType};
 pub use compiler::{explain, jit};
 pub use core::tree;
-pub use core::tree::{Tree, TreeDef};
+pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, Result};
 pub use memory::MemoryAnalysis;

@@ -86,6 +86,32 @@ pub trait Tree: Sized {
     }
 }
 
+/// A function's arguments as [`grad`](crate::grad) and the Jacobians count them: a tuple is
+/// several positional arguments, any other tree is one argument. `First` is the type of
+/// argument 0, which is what a gradient with the default `argnums` has.
+///
+/// `#[derive(Tree)]` implements it for a struct (one argument, `First = Self`).
+pub trait Args: Tree {
+    /// Argument 0: a tuple's first element, or the whole tree.
+    type First: Tree;
+}
+
+impl Args for Tensor {
+    type First = Tensor;
+}
+
+impl<T: Tree> Args for Vec<T> {
+    type First = Vec<T>;
+}
+
+impl<T: Tree, const N: usize> Args for [T; N] {
+    type First = [T; N];
+}
+
+impl<T: Tree> Args for Option<T> {
+    type First = Option<T>;
+}
+
 impl Tree for Tensor {
     fn flatten_into(&self, out: &mut Vec<Tensor>) {
         out.push(self.clone());
@@ -116,7 +142,12 @@ impl Tree for () {
 }
 
 macro_rules! tuple_tree {
+    (@first $A:ident $($rest:ident)*) => { $A };
     ($($T:ident $i:tt),+) => {
+        impl<$($T: Tree),+> Args for ($($T,)+) {
+            type First = tuple_tree!(@first $($T)+);
+        }
+
         impl<$($T: Tree),+> Tree for ($($T,)+) {
             fn flatten_into(&self, out: &mut Vec<Tensor>) {
                 $(self.$i.flatten_into(out);)+
