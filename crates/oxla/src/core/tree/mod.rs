@@ -20,6 +20,18 @@
 //! assert_eq!(layer.def().to_string(), "Linear(w=*, b=None)");
 //! ```
 //!
+//! An enum is rejected at compile time (its leaves would depend on the variant, which a
+//! traced function cannot change):
+//!
+//! ```compile_fail
+//! use oxla::{Tensor, Tree};
+//! #[derive(Tree)]
+//! enum Layer {
+//!     Dense(Tensor),
+//!     Identity,
+//! }
+//! ```
+//!
 //! The functions [`tree_map`], [`tree_map2`], [`tree_leaves`], [`tree_flatten`],
 //! [`tree_unflatten`] and [`tree_structure`] are JAX's `jax.tree_util` ones.
 
