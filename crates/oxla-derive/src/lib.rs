@@ -9,6 +9,7 @@
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::{parse_macro_input, parse_quote, Data, DeriveInput, Fields, Index};
 
 /// Implements `oxla::Tree` and `oxla::tree::Args` for a struct of trees.
@@ -42,7 +43,7 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream2> {
         }
     };
     let ident = &input.ident;
-    let name = ident.to_string();
+    let name = ident.unraw().to_string();
     let tree = quote!(::oxla::Tree);
     let def = quote!(::oxla::TreeDef);
     let tensor = quote!(::oxla::Tensor);
@@ -54,7 +55,7 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream2> {
             .iter()
             .map(|f| {
                 let id = f.ident.as_ref().expect("a named field");
-                (quote!(#id), id.to_string())
+                (quote!(#id), id.unraw().to_string())
             })
             .unzip(),
         Fields::Unnamed(f) => (0..f.unnamed.len())

@@ -32,6 +32,14 @@ fn structures_print_as_dataclasses() {
         "Nested(layer=Pair(*, *), scale=*, tail=Generic(head=Pair(*, *), rest=[*, *], bias=None))"
     );
     assert_eq!(nested().def().num_leaves(), 7);
+    #[derive(Tree)]
+    struct Raw {
+        r#type: Tensor,
+    }
+    let raw = Raw {
+        r#type: l[2].clone(),
+    };
+    assert_eq!(raw.def().to_string(), "Raw(type=*)");
     assert_eq!(
         Pair(l[0].clone(), l[1].clone()).def(),
         TreeDef::Struct {
