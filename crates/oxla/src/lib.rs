@@ -16,6 +16,9 @@
 //! ```
 #![warn(missing_docs)]
 
+// `#[derive(Tree)]` names the crate `::oxla`, which this makes resolve inside it too.
+extern crate self as oxla;
+
 /// The README's examples, compiled and run as doctests so they stay true.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
@@ -44,4 +47,5 @@ pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, LargestBuffer, Result};
 pub use memory::MemoryAnalysis;
 pub use numpy as jnp;
+pub use oxla_derive::Tree;
 pub use transforms::{grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, vmap, AxisTree};

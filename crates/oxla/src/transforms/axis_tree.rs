@@ -10,12 +10,44 @@ use crate::core::tree::TreeDef;
 ///
 /// Built from integers, `None`, and tuples or `Vec`s of those:
 /// `(None, 0, 0)`, `((0, None), 1)`, `-1`.
+///
+/// A struct deriving [`Tree`](crate::Tree) takes one axis for all its leaves (a prefix, as
+/// `0` above), or one entry per field by name with [`AxisTree::fields`], which is what
+/// JAX's pytree of axes with the struct's structure (`Mlp(w1=0, b1=None, ...)`) says. A
+/// tuple struct also takes a tuple, matched to its fields in order.
+///
+/// ```
+/// use oxla::{numpy as jnp, vmap, AxisTree, Tensor, Tree};
+/// #[derive(Tree)]
+/// struct Affine {
+///     w: Tensor,
+///     b: Tensor,
+/// }
+/// // A batch of 3 weight vectors sharing one bias.
+/// let p = Affine { w: jnp::ones(&[3, 2]), b: jnp::zeros(&[]) };
+/// let f = |(p, x): (Affine, Tensor)| (&p.w * &x).sum(None) + &p.b;
+/// let y = vmap(f)
+///     .in_axes((AxisTree::fields([("w", Some(0)), ("b", None)]), None))
+///     .call((p, jnp::arange(2.0)));
+/// assert_eq!(y.to_vec::<f32>(), vec![1.0, 1.0, 1.0]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AxisTree {
     /// One axis (or `None`) for a whole subtree.
     Leaf(Option<isize>),
-    /// One entry per child of a tuple or `Vec`.
+    /// One entry per child of a tuple, `Vec` or tuple struct.
     Node(Vec<AxisTree>),
+    /// One entry per field of a struct, by name; see [`AxisTree::fields`].
+    Fields(Vec<(&'static str, AxisTree)>),
+}
+
+impl AxisTree {
+    /// One entry per field of a struct deriving [`Tree`](crate::Tree), by name, in any
+    /// order: `AxisTree::fields([("w1", Some(0)), ("b1", None)])`. Every field must be named
+    /// once; an entry may itself be a tree of axes (`("inner", AxisTree::fields(..))`).
+    pub fn fields<A: Into<AxisTree>>(fields: impl IntoIterator<Item = (&'static str, A)>) -> Self {
+        AxisTree::Fields(fields.into_iter().map(|(k, a)| (k, a.into())).collect())
+    }
 }
 
 impl fmt::Display for AxisTree {
@@ -32,6 +64,16 @@ impl fmt::Display for AxisTree {
                     write!(f, "{a}")?;
                 }
                 f.write_str(if c.len() == 1 { ",)" } else { ")" })
+            }
+            AxisTree::Fields(c) => {
+                f.write_str("fields(")?;
+                for (i, (k, a)) in c.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}={a}")?;
+                }
+                f.write_str(")")
             }
         }
     }
@@ -86,26 +128,79 @@ impl AxisTree {
         at: &std::panic::Location,
     ) -> Vec<Option<isize>> {
         let mut out = Vec::with_capacity(def.num_leaves());
-        if !self.expand(def, &mut out) {
-            panic!(
-                "vmap: {what} {self} does not match the tree {def}: it must be a prefix of it \
-                 (one entry per tuple element, or one axis for a whole subtree)\n  at {at}",
-            );
+        if let Err(why) = self.expand(def, &mut out) {
+            panic!("vmap: {what} {self} does not match the tree {def}: {why}\n  at {at}",);
         }
         out
     }
 
-    fn expand(&self, def: &TreeDef, out: &mut Vec<Option<isize>>) -> bool {
+    /// Appends the axes of `def`'s leaves, or says where this tree does not match it.
+    fn expand(&self, def: &TreeDef, out: &mut Vec<Option<isize>>) -> Result<(), String> {
+        let prefix = "it must be a prefix of it (one entry per tuple element, or one axis for \
+                      a whole subtree)";
         match (self, def) {
             (AxisTree::Leaf(a), d) => {
                 out.extend(std::iter::repeat_n(*a, d.num_leaves()));
-                true
+                Ok(())
             }
             (AxisTree::Node(c), TreeDef::Tuple(d) | TreeDef::List(d)) if c.len() == d.len() => {
-                c.iter().zip(d).all(|(c, d)| c.expand(d, out))
+                c.iter().zip(d).try_for_each(|(c, d)| c.expand(d, out))
             }
             (AxisTree::Node(c), TreeDef::Some(d)) if c.len() == 1 => c[0].expand(d, out),
-            (AxisTree::Node(_), _) => false,
+            (AxisTree::Node(c), TreeDef::Struct { name, fields })
+                if fields
+                    .iter()
+                    .all(|(k, _)| k.starts_with(|c: char| c.is_ascii_digit())) =>
+            {
+                if c.len() != fields.len() {
+                    return Err(format!(
+                        "{} entries for the {} fields of the tuple struct {name}",
+                        c.len(),
+                        fields.len()
+                    ));
+                }
+                c.iter()
+                    .zip(fields)
+                    .try_for_each(|(c, (_, d))| c.expand(d, out))
+            }
+            (AxisTree::Node(_), TreeDef::Struct { name, .. }) => Err(format!(
+                "a tuple of axes for the struct {name}, whose fields have names: give one \
+                 axis for all of it or one per field with AxisTree::fields([(\"field\", \
+                 axis), ..])"
+            )),
+            (AxisTree::Fields(c), TreeDef::Struct { name, fields }) => {
+                let names = || {
+                    let n: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+                    n.join(", ")
+                };
+                for (i, (k, _)) in c.iter().enumerate() {
+                    if !fields.iter().any(|(f, _)| f == k) {
+                        return Err(format!(
+                            "`{k}` is not a field of {name} (its fields: {})",
+                            names()
+                        ));
+                    }
+                    if c[..i].iter().any(|(j, _)| j == k) {
+                        return Err(format!("the field `{k}` of {name} is given twice"));
+                    }
+                }
+                for (f, d) in fields {
+                    let Some((_, a)) = c.iter().find(|(k, _)| k == f) else {
+                        return Err(format!(
+                            "the field `{f}` of {name} has no entry (its fields: {})",
+                            names()
+                        ));
+                    };
+                    a.expand(d, out)
+                        .map_err(|why| format!("in the field `{f}` of {name}: {why}"))?;
+                }
+                Ok(())
+            }
+            (AxisTree::Fields(_), d) => Err(format!(
+                "AxisTree::fields gives axes per field of a struct, but this part of the \
+                 tree is {d}"
+            )),
+            (AxisTree::Node(_), _) => Err(prefix.to_string()),
         }
     }
 }

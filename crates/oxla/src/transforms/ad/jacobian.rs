@@ -328,5 +328,9 @@ fn nest(out: &TreeDef, inner: &TreeDef) -> TreeDef {
         TreeDef::List(c) => TreeDef::List(c.iter().map(|d| nest(d, inner)).collect()),
         TreeDef::None => TreeDef::None,
         TreeDef::Some(c) => TreeDef::Some(Box::new(nest(c, inner))),
+        TreeDef::Struct { name, fields } => TreeDef::Struct {
+            name,
+            fields: fields.iter().map(|(f, d)| (*f, nest(d, inner))).collect(),
+        },
     }
 }
