@@ -128,7 +128,20 @@ impl Prim {
             | Prim::ScatterAdd { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
-            | Prim::Control(_) => Kind::Alone,
+            | Prim::Control(_)
+            | Prim::DebugCallback(_) => Kind::Alone,
+        }
+    }
+
+    /// Whether running the primitive does more than compute its results: a host callback,
+    /// or a loop whose body holds one. Such an equation is never removed, merged, folded
+    /// or moved, and runs as a step of its own (its [`Kind::Alone`]) in program order, so
+    /// effects happen in the order they were traced, each after the values it reads.
+    pub(crate) fn has_effects(&self) -> bool {
+        match self {
+            Prim::DebugCallback(_) => true,
+            Prim::Control(c) => c.has_effects(),
+            _ => false,
         }
     }
 }
