@@ -38,14 +38,11 @@ use crate::core::{bind, Prim, Tensor};
 ///     debug::print!("x = {}, y = {}", x, y);
 ///     y
 /// };
-/// let ((), out) = debug::capture(|| {
-///     jit(f).call(jnp::array(&[1.0f32], &[1])).unwrap();
-/// });
-/// assert_eq!(out, "x = [1.], y = [2.]\n");
-/// // One line per example, in order.
-/// let ((), out) = debug::capture(|| {
-///     vmap(f).call(jnp::array(&[1.0f32, 2.0], &[2])).unwrap();
-/// });
+/// // Under jit: when the compiled program runs, with the values of that call.
+/// let (_, out) = debug::capture(|| jit(f).call(Tensor::scalar(1.0f32)).unwrap());
+/// assert_eq!(out, "x = 1.0, y = 2.0\n");
+/// // Under vmap: one line per example, in order.
+/// let (_, out) = debug::capture(|| vmap(f).call(jnp::array(&[1.0f32, 2.0], &[2])).unwrap());
 /// assert_eq!(out, "x = 1.0, y = 2.0\nx = 2.0, y = 4.0\n");
 /// ```
 #[doc(inline)]
@@ -128,9 +125,9 @@ where
 /// let lines = Arc::new(Mutex::new(Vec::new()));
 /// let to = lines.clone();
 /// debug::with_sink(move |l| to.lock().unwrap().push(l.to_string()), || {
-///     debug::print!("{}", jnp::arange(2.0));
+///     debug::print!("total {}", jnp::arange(3.0).sum(None));
 /// });
-/// assert_eq!(*lines.lock().unwrap(), vec!["[0. 1.]"]);
+/// assert_eq!(*lines.lock().unwrap(), vec!["total 3.0"]);
 /// ```
 pub fn with_sink<R>(sink: impl FnMut(&str) + Send + 'static, f: impl FnOnce() -> R) -> R {
     callback::with_sink(Some(Arc::new(Mutex::new(sink))), f)
@@ -142,11 +139,11 @@ pub fn with_sink<R>(sink: impl FnMut(&str) + Send + 'static, f: impl FnOnce() ->
 /// ```
 /// use oxla::{debug, numpy as jnp};
 /// let (y, out) = debug::capture(|| {
-///     let x = jnp::arange(3.0);
+///     let x = jnp::arange(3.0).sum(None);
 ///     debug::print!("x = {}", x);
-///     x.sum(None)
+///     x
 /// });
-/// assert_eq!(out, "x = [0. 1. 2.]\n");
+/// assert_eq!(out, "x = 3.0\n");
 /// assert_eq!(y.item(), 3.0);
 /// ```
 pub fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use oxla::{debug, disable_jit, grad, jit, lax, make_jaxpr, numpy as jnp, vmap, Tensor};
+use oxla::{debug, disable_jit, grad, jit, jvp, lax, make_jaxpr, numpy as jnp, vmap, Tensor};
 
 fn vec1(v: &[f32]) -> Tensor {
     jnp::array(v, &[v.len()])
@@ -63,6 +63,22 @@ fn a_print_whose_values_nothing_else_reads_survives_the_simplifier() {
     let c = f.lower(&vec1(&[1.0, 2.0])).unwrap().compile().unwrap();
     let prims: Vec<&str> = c.fusion().iter().flat_map(|s| s.primitives.clone()).collect();
     assert_eq!(prims.iter().filter(|&&p| p == "debug_print").count(), 2);
+}
+
+#[test]
+fn a_large_program_prints_to_its_callers_sink() {
+    // Planned over 1 MiB, the program's steps run on a thread of the pool, which writes
+    // to the sink of the thread that called it.
+    let f = jit(|x: Tensor| {
+        let y = jnp::exp(&x);
+        debug::print!("sum = {}", y.sum(None));
+        y * 2.0
+    });
+    let x = jnp::zeros(&[1 << 20]);
+    let (_, out) = debug::capture(|| f.call(x.clone()).unwrap());
+    assert_eq!(out, "sum = 1048576.0\n");
+    let c = f.lower(&x).unwrap().compile().unwrap();
+    assert!(c.memory_analysis().peak_bytes >= 1 << 20);
 }
 
 #[test]
@@ -202,6 +218,18 @@ fn grad_prints_the_primal_values_once() {
     assert_eq!(out, expected);
 }
 
+#[test]
+fn jvp_prints_the_primals_only() {
+    let g = |x: Tensor| {
+        debug::print!("{}", x);
+        &x * 3.0
+    };
+    let ((y, t), out) =
+        debug::capture(|| jvp(g, Tensor::scalar(1.0f32), Tensor::scalar(2.0f32)));
+    assert_eq!(out, "1.0\n");
+    assert_eq!((y.item(), t.item()), (3.0, 6.0));
+}
+
 /// The scan body of JAX's example: prints the carry and the slice.
 fn body((c, x): (Tensor, Tensor)) -> (Tensor, Tensor) {
     debug::print!("c={} x={}", c, x);
@@ -251,6 +279,20 @@ fn while_loop_and_cond_print_the_steps_and_branch_taken() {
     assert_eq!(out, "w 0\nw 1\nw 2\n");
     let (_, out) = debug::capture(|| jit(move |_: Tensor| count(2)).call(Tensor::scalar(0i32)));
     assert_eq!(out, "w 0\nw 1\n");
+    // A mapped predicate: the body runs on every lane while any continues, a finished
+    // lane's carry kept, as JAX prints it.
+    let upto = |n: Tensor| {
+        lax::while_loop(
+            move |c: Tensor| jnp::less(&c, &n),
+            |c: Tensor| {
+                debug::print!("w {}", c);
+                c + 1
+            },
+            Tensor::scalar(0i32),
+        )
+    };
+    let (_, out) = debug::capture(|| vmap(upto).call(jnp::array(&[1i32, 3], &[2])).unwrap());
+    assert_eq!(out, "w 0\nw 0\nw 1\nw 1\nw 1\nw 2\n");
     let branch = |p: Tensor, x: Tensor| {
         lax::cond(
             &p,
