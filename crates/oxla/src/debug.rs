@@ -24,8 +24,8 @@ use crate::core::tree::Tree;
 use crate::core::{bind, Prim, Tensor};
 
 /// Prints traced values when the program runs (`jax.debug.print`): the arguments are
-/// tensors (or references to them), formatted by `format!`'s rules with the tensors'
-/// `Display`.
+/// tensors (or references to them), all positional or all named (`print!("{x}", x = t)`),
+/// formatted by `format!`'s rules with the tensors' `Display`.
 ///
 /// Eagerly the line prints at once; under `jit`, `vmap`, `grad` and inside loops it prints
 /// with the concrete values each time the program reaches it (see the [module
@@ -100,7 +100,10 @@ where
 {
     let def = args.def();
     let params = vec![
-        ("callback", format!("<function {}>", std::any::type_name::<F>())),
+        (
+            "callback",
+            format!("<function {}>", std::any::type_name::<F>()),
+        ),
         ("effect", "Debug".into()),
         ("partitioned", "False".into()),
     ];
@@ -165,23 +168,31 @@ pub fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __debug_print {
-    ($fmt:literal $(,)?) => {
-        $crate::debug::print_with($fmt, ::std::vec::Vec::new(), |_| ::std::format!($fmt))
-    };
-    ($fmt:literal, $($arg:expr),+ $(,)?) => {
+    (@bind $fmt:literal, [$($arg:expr),+], |$next:ident| $format:expr) => {
         $crate::debug::print_with(
             $fmt,
             ::std::vec![$($crate::Tensor::clone(&$arg)),+],
             |values: &[$crate::Tensor]| {
-                let mut next = values.iter();
-                ::std::format!(
-                    $fmt,
-                    $({
-                        let _ = ::std::stringify!($arg);
-                        next.next().expect("one value per argument")
-                    }),+
-                )
+                let mut values = values.iter();
+                let mut $next = || values.next().expect("one value per argument");
+                $format
             },
         )
+    };
+    ($fmt:literal $(,)?) => {
+        $crate::debug::print_with($fmt, ::std::vec::Vec::new(), |_| ::std::format!($fmt))
+    };
+    ($fmt:literal, $($name:ident = $arg:expr),+ $(,)?) => {
+        $crate::__debug_print!(@bind $fmt, [$($arg),+], |next| {
+            ::std::format!($fmt, $($name = next()),+)
+        })
+    };
+    ($fmt:literal, $($arg:expr),+ $(,)?) => {
+        $crate::__debug_print!(@bind $fmt, [$($arg),+], |next| {
+            ::std::format!($fmt, $({
+                let _ = ::std::stringify!($arg);
+                next()
+            }),+)
+        })
     };
 }

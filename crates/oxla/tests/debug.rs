@@ -32,10 +32,18 @@ fn eager_prints_at_once() {
         let x = vec1(&[1.0, 2.0]);
         debug::print!("x = {}", x);
         debug::print!("{} and {}", x.sum(None), &x * 2.0);
+        debug::print!(
+            "{b} after {a}, {a} again",
+            a = x.sum(None),
+            b = Tensor::scalar(4.0f32)
+        );
     });
     let x = vec1(&[1.0, 2.0]);
     let twice = &x * 2.0;
-    assert_eq!(out, format!("hello\nx = {x}\n3.0 and {twice}\n"));
+    assert_eq!(
+        out,
+        format!("hello\nx = {x}\n3.0 and {twice}\n4.0 after 3.0, 3.0 again\n")
+    );
 }
 
 #[test]
@@ -59,9 +67,16 @@ fn a_print_whose_values_nothing_else_reads_survives_the_simplifier() {
         x
     });
     let (_, out) = debug::capture(|| f.call(vec1(&[1.0, 2.0])).unwrap());
-    assert_eq!(out, format!("twice: {}\nconstant: 2.0\n", vec1(&[2.0, 4.0])));
+    assert_eq!(
+        out,
+        format!("twice: {}\nconstant: 2.0\n", vec1(&[2.0, 4.0]))
+    );
     let c = f.lower(&vec1(&[1.0, 2.0])).unwrap().compile().unwrap();
-    let prims: Vec<&str> = c.fusion().iter().flat_map(|s| s.primitives.clone()).collect();
+    let prims: Vec<&str> = c
+        .fusion()
+        .iter()
+        .flat_map(|s| s.primitives.clone())
+        .collect();
     assert_eq!(prims.iter().filter(|&&p| p == "debug_print").count(), 2);
 }
 
@@ -180,11 +195,7 @@ fn vmap_prints_unmapped_operands_whole_and_nested_vmaps_inner_axis_first() {
         x
     };
     let inner = move |row: Tensor| vmap(g).call(row).unwrap();
-    let (_, out) = debug::capture(|| {
-        vmap(inner)
-            .call(jnp::arange(4.0).reshape(&[2, 2]))
-            .unwrap()
-    });
+    let (_, out) = debug::capture(|| vmap(inner).call(jnp::arange(4.0).reshape(&[2, 2])).unwrap());
     // As JAX: the inner vmap unbatches first, so example (i, j) prints in the order of j,
     // then i.
     assert_eq!(out, "0.0\n2.0\n1.0\n3.0\n");
@@ -224,8 +235,7 @@ fn jvp_prints_the_primals_only() {
         debug::print!("{}", x);
         &x * 3.0
     };
-    let ((y, t), out) =
-        debug::capture(|| jvp(g, Tensor::scalar(1.0f32), Tensor::scalar(2.0f32)));
+    let ((y, t), out) = debug::capture(|| jvp(g, Tensor::scalar(1.0f32), Tensor::scalar(2.0f32)));
     assert_eq!(out, "1.0\n");
     assert_eq!((y.item(), t.item()), (3.0, 6.0));
 }
@@ -255,11 +265,7 @@ fn scan_prints_at_every_step_eagerly_and_under_jit() {
 #[test]
 fn vmap_of_scan_prints_each_step_per_example() {
     let run = |xs: Tensor| lax::scan(body, Tensor::scalar(1.0f32), xs).0;
-    let (_, out) = debug::capture(|| {
-        vmap(run)
-            .call(jnp::arange(4.0).reshape(&[2, 2]))
-            .unwrap()
-    });
+    let (_, out) = debug::capture(|| vmap(run).call(jnp::arange(4.0).reshape(&[2, 2])).unwrap());
     assert_eq!(out, "c=1.0 x=0.0\nc=1.0 x=2.0\nc=0.0 x=1.0\nc=2.0 x=3.0\n");
 }
 

@@ -25,8 +25,11 @@ use crate::array::Array;
 pub struct HostCallback {
     name: &'static str,
     params: Vec<(&'static str, String)>,
-    f: Box<dyn Fn(&[Array]) + Send + Sync>,
+    f: Box<HostFn>,
 }
+
+/// The function a [`HostCallback`] calls.
+type HostFn = dyn Fn(&[Array]) + Send + Sync;
 
 impl HostCallback {
     /// A callback printed as the primitive `name` with `params` (as JAX prints them).

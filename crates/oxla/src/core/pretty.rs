@@ -245,7 +245,11 @@ impl Printer {
             ]))
         };
         let inputs = self.atoms(&e.inputs, "");
-        let rhs = [text(e.prim.name()), kv, Doc::Concat(vec![text(" "), inputs])];
+        let rhs = [
+            text(e.prim.name()),
+            kv,
+            Doc::Concat(vec![text(" "), inputs]),
+        ];
         if e.outputs.is_empty() {
             // An equation without results (a host callback) prints no binders and no `=`.
             return Doc::Concat(rhs.into());

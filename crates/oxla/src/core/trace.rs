@@ -10,10 +10,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 
+use super::callback::effects_dropped;
 use super::jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 use super::tensor::{Repr, Tensor, Tracer};
 use crate::array::{aval_of, is_quiet, quietly, AllocError, Array, Aval};
-use super::callback::effects_dropped;
 use crate::core::tree::Tree;
 use crate::core::Prim;
 
