@@ -215,6 +215,11 @@ fn chunked_vmap_prints_every_example_in_order() {
     let f = jit(move |xs: Tensor| vmap(g).chunk_size(2).call(xs).unwrap());
     let (_, out) = debug::capture(|| f.call(xs.clone()).unwrap());
     assert_eq!(out, "0.0\n1.0\n2.0\n3.0\n4.0\n");
+    // Under grad each chunk is recomputed on the backward pass, which does not print.
+    let loss = move |xs: Tensor| vmap(g).chunk_size(2).call(xs).unwrap().sum(None);
+    let (dx, out) = debug::capture(|| grad(loss).call::<_, Tensor>(xs.clone()).unwrap());
+    assert_eq!(out, "0.0\n1.0\n2.0\n3.0\n4.0\n");
+    assert_eq!(dx.to_vec::<f32>(), vec![2.0; 5]);
 }
 
 #[test]

@@ -200,6 +200,37 @@ mod tests {
     }
 
     #[test]
+    fn effects_are_never_folded_merged_or_removed() {
+        use crate::core::{bind, HostCallback};
+        let print = Prim::DebugCallback(std::sync::Arc::new(HostCallback::new(
+            "debug_print",
+            vec![],
+            |_| {},
+        )));
+        let here = std::panic::Location::caller();
+        let f = |x: Tensor| {
+            // Read by the callbacks alone; one callback twice on one operand; a callback of
+            // a constant.
+            let dead = op(EXP, &[&x]);
+            bind(print.clone(), std::slice::from_ref(&dead), here);
+            bind(print.clone(), &[dead], here);
+            bind(print.clone(), &[Tensor::scalar(1.0f32)], here);
+            x
+        };
+        assert_unchanged(
+            f,
+            arg(&[3]),
+            "\
+{ lambda ; a:f32[3]. let
+    b:f32[3] = exp a
+    debug_print b
+    debug_print b
+    debug_print 1.0:f32[]
+  in (a,) }",
+        );
+    }
+
+    #[test]
     fn dce_keeps_every_used_equation() {
         let f = |x: Tensor| {
             let a = op(EXP, &[&x]);
