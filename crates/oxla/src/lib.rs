@@ -28,6 +28,7 @@ pub mod array;
 pub mod compiler;
 pub mod control;
 pub mod core;
+pub mod debug;
 mod env;
 mod error;
 pub mod lax;
@@ -40,7 +41,7 @@ pub mod random;
 pub mod transforms;
 
 pub use array::{Array, DType};
-pub use compiler::{explain, jit};
+pub use compiler::{disable_jit, explain, jit};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};

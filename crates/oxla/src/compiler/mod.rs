@@ -7,6 +7,7 @@
 //! whole program.
 
 mod awake;
+mod disable;
 mod fuse;
 mod kernel;
 mod pairwise;
@@ -19,10 +20,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::array::{quietly, AllocError, Array, Buffer};
+use crate::core::callback::{current_sink, with_sink};
 use crate::core::tree::{Tree, TreeDef};
 use crate::core::{is_tracing, trace, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::memory::MemoryAnalysis;
+pub use disable::disable_jit;
 use kernel::Target;
 
 /// A function compiled per input avals; see [`jit`].
@@ -77,8 +80,9 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     #[track_caller]
     pub fn call(&self, args: A) -> Result<O> {
         let leaves = args.leaves();
-        if is_tracing() || leaves.iter().any(Tensor::is_tracer) {
-            // Inside another trace: stage f's primitives there.
+        if is_tracing() || leaves.iter().any(Tensor::is_tracer) || disable::jit_disabled() {
+            // Inside another trace: stage f's primitives there; under `disable_jit`: run
+            // them eagerly.
             return Ok((self.f)(args));
         }
         let key: Signature = (args.def(), leaves.iter().map(Tensor::aval).collect());
@@ -202,7 +206,8 @@ pub(crate) struct Executable {
 /// One step of a compiled program, as the fusion inspector reports it.
 #[derive(Clone, Debug)]
 pub struct FusedStep {
-    /// The value the step materialises.
+    /// The value the step materialises (for a step without results, a host callback: the
+    /// empty `f32[0]`).
     pub output: Aval,
     /// The primitives it computes (the root first); one for a step that runs alone.
     pub primitives: Vec<&'static str>,
@@ -270,7 +275,10 @@ impl<O> Compiled<O> {
             .iter()
             .map(|s| match s {
                 fuse::Step::Prim(i) => FusedStep {
-                    output: j.eqns[*i].outputs[0].aval.clone(),
+                    output: j.eqns[*i].outputs.first().map_or_else(
+                        || Aval::new(crate::array::DType::F32, &[0]),
+                        |o| o.aval.clone(),
+                    ),
                     primitives: vec![j.eqns[*i].prim.name()],
                     inputs: vec![],
                     fused: false,
@@ -373,7 +381,9 @@ impl Executable {
             // cost more than it runs.
             return quietly(|| self.run_steps(args, times));
         }
-        awake::run_awake(|| quietly(|| self.run_steps(args, times)))
+        // The thread of the pool that runs the steps prints where the caller's thread does.
+        let sink = current_sink();
+        awake::run_awake(|| with_sink(sink, || quietly(|| self.run_steps(args, times))))
     }
 
     /// [`run`](Self::run) on the calling thread.

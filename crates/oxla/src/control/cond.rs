@@ -185,6 +185,10 @@ impl ControlFlow for CondSpec {
         exes[k].run_arrays(ins[1..].to_vec())
     }
 
+    fn has_effects(&self) -> bool {
+        self.branches.iter().any(|b| b.jaxpr.has_effects())
+    }
+
     /// The most working memory a branch plans beyond the operands.
     fn working_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
         let shared = self.branches[0]

@@ -188,6 +188,10 @@ impl ControlFlow for WhileSpec {
         ops
     }
 
+    fn has_effects(&self) -> bool {
+        self.cond.jaxpr.has_effects() || self.body.jaxpr.has_effects()
+    }
+
     /// One step's working memory beyond the operands (the carry is replaced as it goes).
     fn working_bytes(&self) -> (usize, Vec<crate::memory::BufferInfo>) {
         let (cond, body) = self.compiled();

@@ -58,6 +58,10 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     /// step's or branch's working memory), with its bodies' largest buffers.
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>);
 
+    /// Whether a body holds an equation with effects (a host callback): the loop is then
+    /// kept, unmerged and unfolded, as the callback itself is.
+    fn has_effects(&self) -> bool;
+
     /// The chunk plan, for a chunked map staged at `source`.
     fn chunk_plan(&self, _source: &'static Location<'static>) -> Option<ChunkPlan> {
         None

@@ -95,6 +95,11 @@ impl Jaxpr {
         self.invars.iter().map(|v| v.aval.clone()).collect()
     }
 
+    /// Whether an equation has effects (a host callback, or a loop holding one).
+    pub fn has_effects(&self) -> bool {
+        self.eqns.iter().any(|e| e.prim.has_effects())
+    }
+
     /// Avals of the outputs.
     pub fn out_avals(&self) -> Vec<Aval> {
         self.outvars.iter().map(Atom::aval).collect()

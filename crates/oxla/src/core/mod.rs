@@ -1,5 +1,6 @@
 //! Tensors, tracing, jaxprs, their printer and the reference evaluator.
 
+pub(crate) mod callback;
 pub(crate) mod control_flow;
 mod jaxpr;
 mod pretty;
@@ -9,6 +10,7 @@ mod trace;
 pub mod tree;
 
 pub use crate::array::Aval;
+pub use callback::HostCallback;
 pub use control_flow::ControlFlow;
 pub use jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 pub use pretty::Pretty;

@@ -245,13 +245,18 @@ impl Printer {
             ]))
         };
         let inputs = self.atoms(&e.inputs, "");
-        Doc::Concat(vec![
-            lhs,
-            eq,
+        let rhs = [
             text(e.prim.name()),
             kv,
             Doc::Concat(vec![text(" "), inputs]),
-        ])
+        ];
+        if e.outputs.is_empty() {
+            // An equation without results (a host callback) prints no binders and no `=`.
+            return Doc::Concat(rhs.into());
+        }
+        let mut doc = vec![lhs, eq];
+        doc.extend(rhs);
+        Doc::Concat(doc)
     }
 
     fn jaxpr(&mut self, j: &Jaxpr) -> Doc {

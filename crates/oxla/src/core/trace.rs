@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 
+use super::callback::effects_dropped;
 use super::jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 use super::tensor::{Repr, Tensor, Tracer};
 use crate::array::{aval_of, is_quiet, quietly, AllocError, Array, Aval};
@@ -143,6 +144,9 @@ pub fn bind(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -
 
 /// [`bind`] recording exactly `source`, whatever line a library function pinned.
 fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
+    if matches!(prim, Prim::DebugCallback(_)) && effects_dropped() {
+        return Vec::new();
+    }
     let avals: Vec<Aval> = inputs.iter().map(Tensor::aval).collect();
     let out_avals = match prim.abstract_eval(&avals) {
         Ok(a) => a,

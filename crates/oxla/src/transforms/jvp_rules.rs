@@ -216,6 +216,8 @@ pub(crate) fn jvp(
         | Prim::ArgReduce { .. }
         | Prim::Threefry2x32
         | Prim::StopGradient => vec![None; outs.len()],
+        // A host callback ran on the primals above; tangents are not its business.
+        Prim::DebugCallback(_) => vec![],
         Prim::Control(_) => {
             unreachable!("control flow's JVP is staged before its primal")
         }

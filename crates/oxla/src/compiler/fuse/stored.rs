@@ -225,7 +225,7 @@ fn form(
     let mut steps = Vec::new();
     let mut seen: HashMap<u32, usize> = HashMap::new();
     for (i, e) in cj.jaxpr.eqns.iter().enumerate() {
-        if !e.outputs.iter().any(|o| stored.contains(&o.id)) {
+        if !e.prim.has_effects() && !e.outputs.iter().any(|o| stored.contains(&o.id)) {
             continue;
         }
         let view = matches!(e.prim.kind(), Kind::View);

@@ -126,7 +126,8 @@ impl Pass {
             | Prim::ScatterAdd { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
-            | Prim::Control(_) => None,
+            | Prim::Control(_)
+            | Prim::DebugCallback(_) => None,
         };
         match pick {
             Some(a) => {

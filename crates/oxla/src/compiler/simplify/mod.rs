@@ -8,6 +8,9 @@
 //! - `gather.rs`: reductions of gathered windows;
 //! - `redundant.rs`: common subexpressions and dead code.
 //!
+//! An equation with effects (a host callback, or a loop holding one) is kept as it is,
+//! where it is: never folded, rewritten, merged with an equal one, or removed as dead.
+//!
 //! A [`Pass`] sweeps the equations once, rewriting each as it goes; [`simplify`] repeats
 //! sweeps until nothing changes. Every rewrite keeps the equation's source line.
 
@@ -158,6 +161,11 @@ impl Pass {
     /// Rewrites `e` by the first rule that applies, or emits it as it is. A rule that
     /// replaces `e` by new equations passes each of them back through here.
     fn rewrite(&mut self, e: Eqn) {
+        if e.prim.has_effects() {
+            // Run where it was traced, every time: never folded or rewritten.
+            self.emit(e);
+            return;
+        }
         if self.fold(&e)
             || self.identity(&e)
             || self.broadcast_identity(&e)

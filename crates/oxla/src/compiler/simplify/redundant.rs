@@ -44,16 +44,19 @@ impl CseKey {
 }
 
 impl Pass {
-    /// Appends `e`, or aliases its results to those of an equal equation emitted before.
+    /// Appends `e`, or aliases its results to those of an equal equation emitted before
+    /// (unless `e` has effects: each of those runs).
     pub(super) fn emit(&mut self, e: Eqn) {
-        let key = CseKey::of(&e);
-        if let Some(prev) = self.cse.get(&key).cloned() {
-            for (o, p) in e.outputs.iter().zip(prev) {
-                self.alias(o, Atom::Var(p));
+        if !e.prim.has_effects() {
+            let key = CseKey::of(&e);
+            if let Some(prev) = self.cse.get(&key).cloned() {
+                for (o, p) in e.outputs.iter().zip(prev) {
+                    self.alias(o, Atom::Var(p));
+                }
+                return;
             }
-            return;
+            self.cse.insert(key, e.outputs.clone());
         }
-        self.cse.insert(key, e.outputs.clone());
         for o in &e.outputs {
             self.producer.insert(o.id, e.clone());
         }
@@ -61,7 +64,8 @@ impl Pass {
     }
 }
 
-/// Removes equations whose results are unused, and unused constvars.
+/// Removes equations whose results are unused and that have no effects, and unused
+/// constvars.
 pub(super) fn dce(cj: ClosedJaxpr) -> ClosedJaxpr {
     let j = cj.jaxpr;
     let mut live: HashSet<u32> = j
@@ -72,7 +76,7 @@ pub(super) fn dce(cj: ClosedJaxpr) -> ClosedJaxpr {
         .collect();
     let mut kept = Vec::new();
     for e in j.eqns.into_iter().rev() {
-        if e.outputs.iter().any(|o| live.contains(&o.id)) {
+        if e.prim.has_effects() || e.outputs.iter().any(|o| live.contains(&o.id)) {
             for a in &e.inputs {
                 if let Atom::Var(v) = a {
                     live.insert(v.id);
@@ -192,6 +196,37 @@ mod tests {
   in (e,) }",
             "\
 { lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }",
+        );
+    }
+
+    #[test]
+    fn effects_are_never_folded_merged_or_removed() {
+        use crate::core::{bind, HostCallback};
+        let print = Prim::DebugCallback(std::sync::Arc::new(HostCallback::new(
+            "debug_print",
+            vec![],
+            |_| {},
+        )));
+        let here = std::panic::Location::caller();
+        let f = |x: Tensor| {
+            // Read by the callbacks alone; one callback twice on one operand; a callback of
+            // a constant.
+            let dead = op(EXP, &[&x]);
+            bind(print.clone(), std::slice::from_ref(&dead), here);
+            bind(print.clone(), &[dead], here);
+            bind(print.clone(), &[Tensor::scalar(1.0f32)], here);
+            x
+        };
+        assert_unchanged(
+            f,
+            arg(&[3]),
+            "\
+{ lambda ; a:f32[3]. let
+    b:f32[3] = exp a
+    debug_print b
+    debug_print b
+    debug_print 1.0:f32[]
+  in (a,) }",
         );
     }
 

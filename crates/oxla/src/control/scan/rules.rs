@@ -109,6 +109,10 @@ impl ControlFlow for ScanSpec {
             .collect()
     }
 
+    fn has_effects(&self) -> bool {
+        self.body.jaxpr.has_effects()
+    }
+
     /// One step's working memory: the body's planned peak less the carry and the captured
     /// values it shares with the loop, with its largest buffers.
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {

@@ -3,7 +3,8 @@
 //! root, or a step of its own. Fusion, the values that need a buffer, the epilogue of a
 //! reduction, the memory plan's views and the batching rule's elementwise family all derive
 //! from [`Prim::kind`], an exhaustive match, so a new primitive is classified once, where
-//! the compiler asks for it.
+//! the compiler asks for it. [`Prim::has_effects`] says which equations the compiler must
+//! keep, in order, whatever their results.
 
 use super::Prim;
 use crate::prims::{GatherDims, GatherMode, Lanewise, ReduceOp};
@@ -128,7 +129,45 @@ impl Prim {
             | Prim::ScatterAdd { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
-            | Prim::Control(_) => Kind::Alone,
+            | Prim::Control(_)
+            | Prim::DebugCallback(_) => Kind::Alone,
+        }
+    }
+
+    /// Whether running the primitive does more than compute its results: a host callback,
+    /// or a loop whose body holds one. Such an equation is never removed, merged, folded
+    /// or moved, and runs as a step of its own (its [`Kind::Alone`]) in program order, so
+    /// effects happen in the order they were traced, each after the values it reads.
+    pub(crate) fn has_effects(&self) -> bool {
+        match self {
+            Prim::DebugCallback(_) => true,
+            Prim::Control(c) => c.has_effects(),
+            Prim::Unary(_)
+            | Prim::Binary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::SelectN
+            | Prim::ConvertElementType { .. }
+            | Prim::BitcastConvertType { .. }
+            | Prim::Iota { .. }
+            | Prim::BroadcastInDim { .. }
+            | Prim::Reshape { .. }
+            | Prim::Rev { .. }
+            | Prim::Transpose { .. }
+            | Prim::Squeeze { .. }
+            | Prim::Slice { .. }
+            | Prim::Pad { .. }
+            | Prim::Concatenate { .. }
+            | Prim::Reduce { .. }
+            | Prim::ArgReduce { .. }
+            | Prim::Cumsum { .. }
+            | Prim::DotGeneral { .. }
+            | Prim::DynamicSlice { .. }
+            | Prim::DynamicUpdateSlice
+            | Prim::Gather { .. }
+            | Prim::ScatterAdd { .. }
+            | Prim::Sort { .. }
+            | Prim::Threefry2x32
+            | Prim::StopGradient => false,
         }
     }
 }

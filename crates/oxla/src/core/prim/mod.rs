@@ -3,7 +3,7 @@
 //! `Prim` lives in `core` (as `Primitive` lives in JAX's `core.py`); the parameter types,
 //! shape rules and kernels it dispatches to live in [`crate::prims`], over `array` alone.
 //! Control flow is one variant, [`Prim::Control`], holding a [`ControlFlow`] object whose
-//! rules its own module defines. Every `match` on [`Prim`] is exhaustive, so adding a
+//! rules its own module defines; a host callback is another, [`Prim::DebugCallback`]. Every `match` on [`Prim`] is exhaustive, so adding a
 //! primitive makes the compiler list every rule still owed.
 
 mod kind;
@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 pub(crate) use kind::{Kind, Remap};
 
+use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, UnaryOp};
@@ -171,6 +172,10 @@ pub enum Prim {
     /// A control-flow primitive holding bodies: the chunked map, `scan`, `cond`, `while`
     /// (see [`ControlFlow`]). Two are one primitive only if they are one object.
     Control(Arc<dyn ControlFlow>),
+    /// A host function of the operands' concrete values, run for its effect (printing):
+    /// JAX's `debug_callback`, printed as `debug_print` for `debug::print!`. It has no
+    /// results; equality is by identity (see [`HostCallback`]).
+    DebugCallback(Arc<HostCallback>),
 }
 
 impl Prim {
@@ -204,6 +209,7 @@ impl Prim {
             Prim::Sort { .. } => "sort",
             Prim::Threefry2x32 => "threefry2x32",
             Prim::Control(c) => c.name(),
+            Prim::DebugCallback(c) => c.name(),
         }
     }
 }

@@ -14,6 +14,7 @@ impl Prim {
             | Prim::Threefry2x32
             | Prim::StopGradient => vec![],
             Prim::Control(c) => c.params(),
+            Prim::DebugCallback(c) => c.params(),
             Prim::DynamicUpdateSlice => vec![],
             Prim::IntegerPow { y } => vec![("y", y.to_string())],
             Prim::ConvertElementType { new_dtype } => vec![

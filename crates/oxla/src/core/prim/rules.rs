@@ -77,6 +77,7 @@ impl Prim {
             } => prims::sort::sort_rule(*dimension, *num_keys, inputs),
             Prim::Threefry2x32 => prims::elementwise::threefry_rule(inputs),
             Prim::Control(c) => c.abstract_eval(inputs),
+            Prim::DebugCallback(_) => Ok(vec![]),
         }
     }
 
@@ -207,6 +208,10 @@ impl Prim {
             } => prims::sort::sort(inputs, *dimension, *num_keys),
             Prim::Threefry2x32 => prims::elementwise::threefry2x32(inputs),
             Prim::Control(c) => c.eval(inputs),
+            Prim::DebugCallback(c) => {
+                c.call(inputs);
+                vec![]
+            }
         }
     }
 }

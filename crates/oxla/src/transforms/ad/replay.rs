@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::core::callback::without_effects;
 use crate::core::{bind, with_line, Atom, ClosedJaxpr, Tensor};
 use crate::transforms::{jvp_rules, vjp_rules};
 
@@ -57,8 +58,14 @@ impl Forward {
         matches!(a, Atom::Var(v) if self.active.contains(&v.id))
     }
 
-    /// Cotangents of the inputs from cotangents of the outputs (`None`: zero).
+    /// Cotangents of the inputs from cotangents of the outputs (`None`: zero). Host
+    /// callbacks ran on the forward pass; the forward values a loop's VJP recomputes here
+    /// call none of them again (as in JAX, a callback does not run on the backward pass).
     pub(super) fn backward(&self, cts_out: &[Option<Tensor>]) -> Vec<Option<Tensor>> {
+        without_effects(|| self.pull_back(cts_out))
+    }
+
+    fn pull_back(&self, cts_out: &[Option<Tensor>]) -> Vec<Option<Tensor>> {
         let j = &self.cj.jaxpr;
         let mut ct: HashMap<u32, Tensor> = HashMap::new();
         let add = |ct: &mut HashMap<u32, Tensor>, id: u32, c: Tensor| {

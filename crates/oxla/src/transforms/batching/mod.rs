@@ -82,6 +82,28 @@ fn one(t: Tensor, d: usize) -> Batched {
     (vec![t], vec![Some(d)])
 }
 
+/// A host callback's batching rule (JAX's `debug_callback`): one call per example, in
+/// order, each on that example's slice of the mapped operands and the whole of the others.
+fn unbatch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usize) -> Batched {
+    for i in 0..n {
+        let example: Vec<Tensor> = args
+            .iter()
+            .zip(dims)
+            .map(|(x, d)| match *d {
+                Some(d) => {
+                    let mut start = vec![0; x.ndim()];
+                    let mut limit = x.shape().to_vec();
+                    (start[d], limit[d]) = (i, i + 1);
+                    lax::squeeze(&lax::slice(x, &start, &limit, None), &[d])
+                }
+                None => x.clone(),
+            })
+            .collect();
+        crate::core::bind(prim.clone(), &example, std::panic::Location::caller());
+    }
+    (vec![], vec![])
+}
+
 /// The batching rule of `prim`, with at least one operand mapped.
 pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usize) -> Batched {
     // The elementwise family, as the compiler classifies it, batches as one.
@@ -108,6 +130,7 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
         Prim::Control(c) => c.batch(args, dims, n),
+        Prim::DebugCallback(_) => unbatch(prim, args, dims, n),
         Prim::BroadcastInDim {
             shape,
             broadcast_dimensions,

@@ -136,6 +136,10 @@ impl ControlFlow for MapSpec {
             .collect()
     }
 
+    fn has_effects(&self) -> bool {
+        self.body.jaxpr.has_effects()
+    }
+
     /// Bytes held beyond the operands and results while a chunk runs (the body's planned
     /// peak less the unmapped operands it shares), with the body's largest buffers then.
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
