@@ -42,7 +42,7 @@ use crate::core::{bind, Prim, Tensor};
 /// let (_, out) = debug::capture(|| jit(f).call(Tensor::scalar(1.0f32)).unwrap());
 /// assert_eq!(out, "x = 1.0, y = 2.0\n");
 /// // Under vmap: one line per example, in order.
-/// let (_, out) = debug::capture(|| vmap(f).call(jnp::array(&[1.0f32, 2.0], &[2])).unwrap());
+/// let (_, out) = debug::capture(|| vmap(f).call(jnp::array(&[1.0f32, 2.0], &[2])));
 /// assert_eq!(out, "x = 1.0, y = 2.0\nx = 2.0, y = 4.0\n");
 /// ```
 #[doc(inline)]
@@ -88,8 +88,7 @@ fn py_bool(b: bool) -> String {
 ///     }, (x.clone(), &x * 10.0));
 ///     x
 /// })
-/// .call(jnp::array(&[1.0f32, 2.0], &[2]))
-/// .unwrap();
+/// .call(jnp::array(&[1.0f32, 2.0], &[2]));
 /// assert_eq!(*seen.lock().unwrap(), vec![11.0, 22.0]);
 /// ```
 #[track_caller]
