@@ -2,27 +2,30 @@
 
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::numpy::{self as jnp, inexact, max_keepdims_initial};
+use crate::numpy::{self as jnp, inexact, keepdims, max_keepdims_initial, Axis};
 use crate::ops as lax;
 
-/// `log(softmax(x))` along `axis`, computed stably as `x - max - log(sum(exp(x - max)))`.
+/// `log(softmax(x))` along `axis` (one or several; `None`: all), computed stably as
+/// `x - max - log(sum(exp(x - max)))`.
 #[track_caller]
-pub fn log_softmax(x: &Tensor, axis: isize) -> Tensor {
+pub fn log_softmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
     let x = inexact(x);
+    let axis = keepdims(axis);
     // The shift cancels out of the value, so it is a constant to differentiation, as in JAX.
-    let shifted = &x - lax::stop_gradient(&max_keepdims_initial(&x, axis));
-    let lse = jnp::log(&jnp::sum_keepdims(&jnp::exp(&shifted), axis));
+    let shifted = &x - lax::stop_gradient(&max_keepdims_initial(&x, &axis));
+    let lse = jnp::log(&jnp::sum(&jnp::exp(&shifted), axis));
     shifted - lse
 }
 
-/// `exp(x) / sum(exp(x))` along `axis`, computed stably.
+/// `exp(x) / sum(exp(x))` along `axis` (one or several; `None`: all), computed stably.
 #[track_caller]
-pub fn softmax(x: &Tensor, axis: isize) -> Tensor {
+pub fn softmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
     let x = inexact(x);
-    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&max_keepdims_initial(&x, axis))));
-    let total = jnp::sum_keepdims(&unnormalized, axis);
+    let axis = keepdims(axis);
+    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&max_keepdims_initial(&x, &axis))));
+    let total = jnp::sum(&unnormalized, axis);
     unnormalized / total
 }
 

@@ -92,7 +92,7 @@ fn run(steps: &[Step], x: Tensor, c: &Tensor) -> (Tensor, Tensor) {
             }
             Step::Center(i, a) => {
                 let x = at(i);
-                (&x - jnp::mean_keepdims(&x, axis(a))) * 0.5
+                (&x - jnp::mean(&x, jnp::keepdims(axis(a)))) * 0.5
             }
             Step::ScaleByMax(i, a) => {
                 let x = at(i);

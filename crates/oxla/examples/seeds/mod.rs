@@ -69,7 +69,7 @@ pub fn affinity_matmul(imgs: &Tensor) -> Tensor {
 /// Seed 000: cosine affinities.
 pub fn affinity_cosine(imgs: &Tensor) -> Tensor {
     let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);
-    let f = &f / jnp::linalg::norm_keepdims(&f, 1);
+    let f = &f / jnp::linalg::norm(&f, jnp::keepdims(1));
     f.matmul(&f.t())
 }
 

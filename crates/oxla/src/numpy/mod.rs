@@ -11,6 +11,7 @@
 //! assert_eq!(y.shape(), &[2]);
 //! ```
 
+mod axis;
 mod creation;
 mod elementwise;
 mod index;
@@ -20,17 +21,17 @@ mod ops;
 mod reductions;
 mod shape;
 
+pub use axis::{keepdims, Axis};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
 pub use elementwise::*;
 pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use matrix_products::{dot, matmul};
+pub use ops::Dim;
 pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
-    all, allclose, any, argmax, argmax_keepdims, argmin, argmin_keepdims, cumsum, isclose, max,
-    max_keepdims, mean, mean_keepdims, min, min_keepdims, prod, prod_keepdims, sort, sum,
-    sum_keepdims, Axes,
+    all, allclose, any, argmax, argmin, cumsum, isclose, max, mean, min, prod, sort, sum,
 };
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,

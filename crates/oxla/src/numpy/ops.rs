@@ -6,7 +6,7 @@
 use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
 use super::index::{index, Index};
-use super::{reductions as r, shape, Axes, Operand};
+use super::{reductions as r, shape, Axis, Operand};
 use crate::array::DType;
 use crate::core::Tensor;
 
@@ -88,6 +88,17 @@ macro_rules! unary_methods {
     )*};
 }
 
+macro_rules! reductions {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(&self, axis: impl Into<Axis>) -> Tensor {
+            let _line = crate::core::user_line();
+            r::$name(self, axis)
+        }
+    )*};
+}
+
 impl Tensor {
     /// `self[idx]` with numpy's indexing; see [`Index`].
     #[track_caller]
@@ -111,11 +122,18 @@ impl Tensor {
         shape::transpose(self, None)
     }
 
-    /// Dimensions permuted.
+    /// Dimensions permuted to the order `axes` (`None` reverses them).
     #[track_caller]
-    pub fn transpose(&self, axes: &[isize]) -> Tensor {
+    pub fn transpose(&self, axes: impl Into<Axis>) -> Tensor {
         let _line = crate::core::user_line();
-        shape::transpose(self, Some(axes))
+        shape::transpose(self, axes)
+    }
+
+    /// Size-1 dimensions removed: those of `axis`, or all with `None`.
+    #[track_caller]
+    pub fn squeeze(&self, axis: impl Into<Axis>) -> Tensor {
+        let _line = crate::core::user_line();
+        shape::squeeze(self, axis)
     }
 
     /// Flattened to one dimension.
@@ -132,47 +150,33 @@ impl Tensor {
         super::astype(self, dtype)
     }
 
-    /// Sum over `axes` (`None` for all).
-    #[track_caller]
-    pub fn sum(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::sum(self, axes)
-    }
-
-    /// Sum over `axes`, keeping them as size 1.
-    #[track_caller]
-    pub fn sum_keepdims(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::sum_keepdims(self, axes)
-    }
-
-    /// Mean over `axes`.
-    #[track_caller]
-    pub fn mean(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::mean(self, axes)
-    }
-
-    /// Maximum over `axes`.
-    #[track_caller]
-    pub fn max(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::max(self, axes)
-    }
-
-    /// Minimum over `axes`.
-    #[track_caller]
-    pub fn min(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::min(self, axes)
-    }
-
-    /// Index of the first maximum along `axis` (`None`: flattened).
-    #[track_caller]
-    pub fn argmax(&self, axis: Option<isize>) -> Tensor {
-        let _line = crate::core::user_line();
-        r::argmax(self, axis)
-    }
+    reductions!(
+        /// Sum over `axis` (`None` for all); see [`numpy::sum`](super::sum).
+        sum,
+        /// Product over `axis`; see [`numpy::prod`](super::prod).
+        prod,
+        /// Mean over `axis`; see [`numpy::mean`](super::mean).
+        mean,
+        /// Maximum over `axis`; see [`numpy::max`](super::max).
+        max,
+        /// Minimum over `axis`; see [`numpy::min`](super::min).
+        min,
+        /// Whether all elements over `axis` are true; see [`numpy::all`](super::all).
+        all,
+        /// Whether any element over `axis` is true; see [`numpy::any`](super::any).
+        any,
+        /// Index of the first maximum along `axis` (`None`: flattened); see
+        /// [`numpy::argmax`](super::argmax).
+        argmax,
+        /// Index of the first minimum along `axis` (`None`: flattened); see
+        /// [`numpy::argmin`](super::argmin).
+        argmin,
+        /// Cumulative sum along `axis` (`None`: flattened); see
+        /// [`numpy::cumsum`](super::cumsum).
+        cumsum,
+        /// Sorted along `axis` (`None`: flattened); see [`numpy::sort`](super::sort).
+        sort,
+    );
 
     /// Matrix product (`self @ other`).
     #[track_caller]

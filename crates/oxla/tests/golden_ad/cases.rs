@@ -113,12 +113,12 @@ cases! {
         ]
     };
     grad_cumsum: |a| vec![
-        g1(|x| sum(&(jnp::cumsum(&x, Some(1)) * &a[1])), &a[0]),
+        g1(|x| sum(&(jnp::cumsum(&x, 1) * &a[1])), &a[0]),
         g1(|v| sum(&jnp::sin(&jnp::cumsum(&v.index(s(None, None, -1)), None))), &a[2]),
     ];
     grad_sort: |a| vec![
-        g1(|v| sum(&(jnp::sort(&v, Some(-1)) * &a[1])), &a[0]),
-        g1(|x| sum(&(jnp::sort(&x, Some(0)) * &a[3])), &a[2]),
+        g1(|v| sum(&(jnp::sort(&v, -1) * &a[1])), &a[0]),
+        g1(|x| sum(&(jnp::sort(&x, 0) * &a[3])), &a[2]),
     ];
     grad_matmul: |a| {
         let g_ab = g2(|(x, y)| sum(&jnp::tanh(&x.matmul(&y))), &a[0], &a[1]);

@@ -109,10 +109,10 @@ cases! {
     transpose_variants: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::transpose(&v, Some(&[1, 2, 0])),
+                jnp::transpose(&v, [1, 2, 0]),
                 v.t(),
                 // jnp.swapaxes(v, 0, 1)
-                jnp::transpose(&v, Some(&[1, 0, 2])),
+                jnp::transpose(&v, [1, 0, 2]),
             )
         })
         .in_axes(2)
@@ -122,7 +122,7 @@ cases! {
     squeeze_expand_dims: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::squeeze(&v, Some(&[1])),
+                jnp::squeeze(&v, [1]),
                 // jnp.expand_dims(v, (0, 2)): one broadcast_in_dim, as JAX stages it.
                 lax::broadcast_in_dim(&v, &[1, 3, 1, 1, 4], &[1, 3, 4]),
                 jnp::squeeze(&v, None).index((Ellipsis, None)),
@@ -206,10 +206,10 @@ cases! {
         vmap(|v: Tensor| {
             vec![
                 v.sum(0),
-                jnp::max_keepdims(&v, 1),
+                jnp::max(&v, jnp::keepdims(1)),
                 v.min(None),
                 jnp::mean(&v, [0, 1]),
-                v.sum_keepdims(-1),
+                v.sum(jnp::keepdims(-1)),
                 jnp::min(&v, 0),
                 jnp::mean(&v, 1),
             ]
@@ -226,10 +226,10 @@ cases! {
     argmax_argmin: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::argmax(&v, Some(0)),
-                jnp::argmax(&v, Some(1)),
+                jnp::argmax(&v, 0),
+                jnp::argmax(&v, 1),
                 jnp::argmin(&v, None),
-                jnp::argmax_keepdims(&v, Some(1)),
+                jnp::argmax(&v, jnp::keepdims(1)),
             )
         })
         .in_axes(-1)
@@ -238,8 +238,8 @@ cases! {
     cumsum_variants: |a| leaves(
         vmap(|(v, k): T2| {
             (
-                jnp::cumsum(&v, Some(0)),
-                jnp::cumsum(&v, Some(1)),
+                jnp::cumsum(&v, 0),
+                jnp::cumsum(&v, 1),
                 jnp::cumsum(&v, None),
                 jnp::cumsum(&k, None),
                 cummax_1d(&k),
@@ -251,10 +251,10 @@ cases! {
     sort_variants: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::sort(&v, Some(0)),
-                jnp::sort(&v, Some(-1)),
+                jnp::sort(&v, 0),
+                jnp::sort(&v, -1),
                 argsort(&v, 0),
-                jnp::sort(&v.ravel(), Some(-1)),
+                jnp::sort(&v.ravel(), -1),
             )
         })
         .in_axes(1)
