@@ -2,14 +2,15 @@
 
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::numpy::{self as jnp, inexact, keepdims, max_keepdims_initial, Axis};
+use crate::numpy::{self as jnp, inexact, keepdims, max_keepdims_initial, Axis, Operand};
 use crate::ops as lax;
 
 /// `log(softmax(x))` along `axis` (one or several; `None`: all), computed stably as
 /// `x - max - log(sum(exp(x - max)))`.
 #[track_caller]
-pub fn log_softmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn log_softmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let x = inexact(x);
     let axis = keepdims(axis);
     // The shift cancels out of the value, so it is a constant to differentiation, as in JAX.
@@ -20,8 +21,9 @@ pub fn log_softmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
 
 /// `exp(x) / sum(exp(x))` along `axis` (one or several; `None`: all), computed stably.
 #[track_caller]
-pub fn softmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn softmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let x = inexact(x);
     let axis = keepdims(axis);
     let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&max_keepdims_initial(&x, &axis))));
@@ -31,8 +33,9 @@ pub fn softmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
 
 /// `1 / (1 + exp(-x))`.
 #[track_caller]
-pub fn sigmoid(x: &Tensor) -> Tensor {
+pub fn sigmoid(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::logistic(&inexact(x))
 }
 
@@ -45,8 +48,9 @@ pub fn sigmoid(x: &Tensor) -> Tensor {
 /// assert_eq!(g.item(), 0.0);
 /// ```
 #[track_caller]
-pub fn relu(x: &Tensor) -> Tensor {
+pub fn relu(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     // The value is max(x, 0) everywhere (NaN included); the derivative flows only through
     // the `x > 0` branch, as JAX's `select(x > 0, g, 0)`.
     let positive = jnp::greater(x, 0);
@@ -56,8 +60,9 @@ pub fn relu(x: &Tensor) -> Tensor {
 /// One-hot `f32` encoding of integer `x` over `num_classes`, on a new last axis (values
 /// outside `0..num_classes` give all zeros).
 #[track_caller]
-pub fn one_hot(x: &Tensor, num_classes: usize) -> Tensor {
+pub fn one_hot(x: impl Into<Operand>, num_classes: usize) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let n = x.ndim();
     let lhs = jnp::expand_dims(x, -1);
     let mut ishape = vec![1; n];

@@ -185,15 +185,17 @@ pub fn floor_divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
 
 /// `-x`.
 #[track_caller]
-pub fn negative(x: &Tensor) -> Tensor {
+pub fn negative(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::neg(x)
 }
 
 /// `|x|`.
 #[track_caller]
-pub fn abs(x: &Tensor) -> Tensor {
+pub fn abs(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     if x.dtype() == DType::U32 || x.dtype() == DType::Bool {
         x.clone()
     } else {
@@ -203,15 +205,17 @@ pub fn abs(x: &Tensor) -> Tensor {
 
 /// `-1`, `0` or `1` by the sign of `x` (NaN stays NaN).
 #[track_caller]
-pub fn sign(x: &Tensor) -> Tensor {
+pub fn sign(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::sign(x)
 }
 
 /// Logical not of a bool tensor, bitwise not of an integer one.
 #[track_caller]
-pub fn logical_not(x: &Tensor) -> Tensor {
+pub fn logical_not(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::not(x)
 }
 
@@ -219,8 +223,9 @@ macro_rules! float_fn {
     ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
         $(#[$doc])*
         #[track_caller]
-        pub fn $name(x: &Tensor) -> Tensor {
+        pub fn $name(x: impl Into<Operand>) -> Tensor {
             let _line = crate::core::user_line();
+            let x = &x.into().into_tensor();
             lax::$lax(&inexact(x))
         }
     )*};
@@ -250,15 +255,17 @@ float_fn!(
 
 /// Whether each element is NaN.
 #[track_caller]
-pub fn isnan(x: &Tensor) -> Tensor {
+pub fn isnan(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::ne(x, x)
 }
 
 /// Whether each element is infinite.
 #[track_caller]
-pub fn isinf(x: &Tensor) -> Tensor {
+pub fn isinf(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     if !x.dtype().is_float() {
         return super::full_like(x, false);
     }
@@ -301,7 +308,7 @@ pub fn where_(
 
 /// Clamps to `[lo, hi]`.
 #[track_caller]
-pub fn clip(x: &Tensor, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Tensor {
+pub fn clip(x: impl Into<Operand>, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     minimum(maximum(x, lo), hi)
 }

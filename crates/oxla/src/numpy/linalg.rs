@@ -1,7 +1,7 @@
 //! `jnp.linalg`: norms.
 
 use super::reductions::sum;
-use super::{inexact, Axis};
+use super::{inexact, Axis, Operand};
 use crate::core::Tensor;
 use crate::ops as lax;
 
@@ -14,8 +14,9 @@ use crate::ops as lax;
 /// assert_eq!(jnp::linalg::norm(&v, None).item(), 5.0);
 /// ```
 #[track_caller]
-pub fn norm(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn norm(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let x = inexact(x);
     lax::sqrt(&sum(&lax::mul(&x, &x), axis))
 }

@@ -2,6 +2,13 @@
 //!
 //! `+ - * / %` take tensors (owned or borrowed) and Rust scalars on either side, with numpy
 //! promotion and broadcasting; `/` is true division and `%` takes the divisor's sign.
+//!
+//! On the right any Rust scalar goes (`&x * 0.5f32`, `&x + n` for `n: usize`); on the left
+//! only `f64` and `i32`, the types Rust gives an unsuffixed literal: with one float and one
+//! integer type there, `0.5 * &x` is a `Tensor` as soon as it is written, so
+//! `(0.5 * &x).matmul(&a)` compiles (with `f32` too, Rust could not pick the literal's type
+//! before the method call: E0282). Other scalar types go on the right, or through
+//! [`multiply`](super::multiply) and its kin.
 
 use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
@@ -11,7 +18,7 @@ use crate::array::DType;
 use crate::core::Tensor;
 
 macro_rules! binop {
-    ($Trait:ident, $method:ident, $f:path) => {
+    ($Trait:ident, $method:ident, $f:path; $($s:ty),*) => {
         impl<R: Into<Operand>> $Trait<R> for Tensor {
             type Output = Tensor;
             #[track_caller]
@@ -26,7 +33,7 @@ macro_rules! binop {
                 $f(self, rhs)
             }
         }
-        binop!(@scalars $Trait, $method, $f, f32, f64, i32, u32, i64, usize);
+        binop!(@scalars $Trait, $method, $f, $($s),*);
     };
     (@scalars $Trait:ident, $method:ident, $f:path, $($s:ty),*) => {$(
         impl $Trait<Tensor> for $s {
@@ -45,11 +52,11 @@ macro_rules! binop {
         }
     )*};
 }
-binop!(Add, add, super::add);
-binop!(Sub, sub, super::subtract);
-binop!(Mul, mul, super::multiply);
-binop!(Div, div, super::divide);
-binop!(Rem, rem, super::remainder);
+binop!(Add, add, super::add; f64, i32);
+binop!(Sub, sub, super::subtract; f64, i32);
+binop!(Mul, mul, super::multiply; f64, i32);
+binop!(Div, div, super::divide; f64, i32);
+binop!(Rem, rem, super::remainder; f64, i32);
 
 impl Neg for Tensor {
     type Output = Tensor;
@@ -180,7 +187,7 @@ impl Tensor {
 
     /// Matrix product (`self @ other`).
     #[track_caller]
-    pub fn matmul(&self, other: &Tensor) -> Tensor {
+    pub fn matmul(&self, other: impl Into<Operand>) -> Tensor {
         let _line = crate::core::user_line();
         super::matmul(self, other)
     }

@@ -1,7 +1,7 @@
 //! Reductions: `sum`, `mean`, `max`, `min`, `prod`, `argmax`, `argmin`, `all`, `any` (each
 //! with `keepdims` through [`Axis`]), `cumsum`, `sort`, `isclose`, `allclose`.
 
-use super::{astype, inexact, promote, scalar_tensor, Axis};
+use super::{astype, inexact, promote, scalar_tensor, Axis, Operand};
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::ops as lax;
@@ -60,8 +60,9 @@ macro_rules! reduction {
     ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {$(
         $(#[$doc])*
         #[track_caller]
-        pub fn $name(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+        pub fn $name(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
             let _line = crate::core::user_line();
+            let x = &x.into().into_tensor();
             reduce(x, ReduceOp::$op, axis.into(), stringify!($name))
         }
     )*};
@@ -83,8 +84,9 @@ reduction!(
 
 /// Arithmetic mean over `axis` (integers are averaged as `f32`).
 #[track_caller]
-pub fn mean(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn mean(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let axis = axis.into();
     let a = axis.resolve(x.ndim(), "mean");
     let n: usize = a.iter().map(|&d| x.shape()[d]).product();
@@ -135,22 +137,25 @@ fn nonempty(x: &Tensor, a: usize, what: &str) {
 
 /// Index of the first maximum along `axis` (`None`: of the flattened array), `i32`.
 #[track_caller]
-pub fn argmax(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn argmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     arg(x, ArgOp::Max, axis.into())
 }
 
 /// Index of the first minimum along `axis` (`None`: of the flattened array), `i32`.
 #[track_caller]
-pub fn argmin(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn argmin(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     arg(x, ArgOp::Min, axis.into())
 }
 
 /// Inclusive cumulative sum along `axis` (`None`: of the flattened array).
 #[track_caller]
-pub fn cumsum(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn cumsum(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let axis = axis.into();
     axis.no_keepdims("cumsum");
     let x = if x.dtype() == DType::Bool {
@@ -167,8 +172,9 @@ pub fn cumsum(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
 /// Sorted copy along `axis` (`None`: of the flattened array; numpy's default is `-1`);
 /// NaNs sort last.
 #[track_caller]
-pub fn sort(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn sort(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let axis = axis.into();
     axis.no_keepdims("sort");
     let (x, a) = match axis.single(x.ndim(), "sort") {
@@ -181,7 +187,7 @@ pub fn sort(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
 /// Whether `|a - b| <= atol + rtol * |b|` elementwise; infinities equal only themselves,
 /// NaNs equal nothing.
 #[track_caller]
-pub fn isclose(a: &Tensor, b: &Tensor, rtol: f64, atol: f64) -> Tensor {
+pub fn isclose(a: impl Into<Operand>, b: impl Into<Operand>, rtol: f64, atol: f64) -> Tensor {
     let _line = crate::core::user_line();
     let t = promote("isclose", &[a.into(), b.into()]);
     let (a, b) = (inexact(&t[0]), inexact(&t[1]));
@@ -207,7 +213,7 @@ pub fn isclose(a: &Tensor, b: &Tensor, rtol: f64, atol: f64) -> Tensor {
 /// Whether all elements are [`isclose`] with numpy's defaults (`rtol=1e-5`, `atol=1e-8`);
 /// a bool scalar.
 #[track_caller]
-pub fn allclose(a: &Tensor, b: &Tensor) -> Tensor {
+pub fn allclose(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     all(&isclose(a, b, 1e-5, 1e-8), None)
 }

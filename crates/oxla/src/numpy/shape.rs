@@ -20,8 +20,9 @@ pub(crate) fn axis(a: isize, ndim: usize, what: &str) -> usize {
 
 /// `x` with a new shape of as many elements; one dimension may be `-1` (inferred).
 #[track_caller]
-pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
+pub fn reshape(x: impl Into<Operand>, shape: &[isize]) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let known: usize = shape
         .iter()
         .filter(|&&d| d >= 0)
@@ -61,15 +62,17 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
 
 /// `x` flattened to one dimension.
 #[track_caller]
-pub fn ravel(x: &Tensor) -> Tensor {
+pub fn ravel(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     reshape(x, &[-1])
 }
 
 /// Permutes dimensions to the order `axes` (`None` reverses them, as `x.T`).
 #[track_caller]
-pub fn transpose(x: &Tensor, axes: impl Into<Axis>) -> Tensor {
+pub fn transpose(x: impl Into<Operand>, axes: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let n = x.ndim();
     let mut perm: Vec<usize> = Vec::new();
     match axes.into().list("transpose") {
@@ -89,8 +92,9 @@ pub fn transpose(x: &Tensor, axes: impl Into<Axis>) -> Tensor {
 
 /// Removes size-1 dimensions: those of `axis`, or all with `None`.
 #[track_caller]
-pub fn squeeze(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn squeeze(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let axis = axis.into();
     let dims: Vec<usize> = match axis.list("squeeze") {
         None => (0..x.ndim()).filter(|&d| x.shape()[d] == 1).collect(),
@@ -104,8 +108,9 @@ pub fn squeeze(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
 
 /// Inserts size-1 dimensions at `axis` (one or several) of the result.
 #[track_caller]
-pub fn expand_dims(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
+pub fn expand_dims(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let axis = axis.into();
     let k = match axis.list("expand_dims") {
         Some(a) => a.len(),
@@ -134,8 +139,9 @@ pub fn expand_dims(x: &Tensor, axis: impl Into<Axis>) -> Tensor {
 
 /// `x` broadcast to `shape` by numpy's rules.
 #[track_caller]
-pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Tensor {
+pub fn broadcast_to(x: impl Into<Operand>, shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let (n, r) = (x.ndim(), shape.len());
     let ok = n <= r
         && x.shape()
@@ -158,8 +164,9 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Tensor {
 
 /// Pads with a constant: `widths` holds `(before, after)` per dimension, or one pair for all.
 #[track_caller]
-pub fn pad(x: &Tensor, widths: &[(usize, usize)], value: impl Into<Operand>) -> Tensor {
+pub fn pad(x: impl Into<Operand>, widths: &[(usize, usize)], value: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let n = x.ndim();
     if widths.len() != n && widths.len() != 1 {
         panic!(
@@ -246,8 +253,9 @@ pub fn stack(xs: &[Tensor], axis: impl Into<Axis>) -> Tensor {
 /// assert_eq!(jnp::roll(&x, 1, None).to_vec::<i32>(), vec![3, 0, 1, 2]);
 /// ```
 #[track_caller]
-pub fn roll(x: &Tensor, shift: isize, axis: impl Into<Axis>) -> Tensor {
+pub fn roll(x: impl Into<Operand>, shift: isize, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let axis = axis.into();
     axis.no_keepdims("roll");
     let at = axis.single(x.ndim(), "roll");

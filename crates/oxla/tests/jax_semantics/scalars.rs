@@ -74,7 +74,7 @@ fn scalar_too_large_for_i32_panics_at_the_users_line() {
     let msg = message(|| i32s() * 3_000_000_000u32);
     assert_mentions(&msg, line, &["multiply", "3000000000", "int32"]);
     let line = line!() + 1;
-    let msg = message(|| (-2147483649i64) + i32s());
+    let msg = message(|| jnp::add(-2147483649i64, i32s()));
     assert_mentions(&msg, line, &["add", "-2147483649", "int32"]);
     // A bool array with an int scalar computes in int32, so the same bound applies.
     let bools = Tensor::from_vec(vec![true], &[1]);
