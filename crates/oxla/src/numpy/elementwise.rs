@@ -1,5 +1,5 @@
 //! Elementwise numpy functions: arithmetic with promotion and broadcasting, math functions,
-//! comparisons, logic and `where_`.
+//! comparisons and `where_` (logic and bits are in `bitwise.rs`).
 
 use super::{inexact, promote, promote_shapes, promote_to, result_type, scalar_tensor, Operand};
 use crate::array::{DType, Kind};
@@ -40,12 +40,6 @@ binary_fn!(
     greater => gt,
     /// `x >= y`.
     greater_equal => ge,
-    /// Elementwise and (logical for bool, bitwise for integers).
-    logical_and => and,
-    /// Elementwise or (logical for bool, bitwise for integers).
-    logical_or => or,
-    /// Elementwise exclusive or (logical for bool, bitwise for integers).
-    logical_xor => xor,
 );
 
 /// `x / y` in floating point: integer operands are converted to `f32` first.
@@ -209,14 +203,6 @@ pub fn sign(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let x = &x.into().into_tensor();
     lax::sign(x)
-}
-
-/// Logical not of a bool tensor, bitwise not of an integer one.
-#[track_caller]
-pub fn logical_not(x: impl Into<Operand>) -> Tensor {
-    let _line = crate::core::user_line();
-    let x = &x.into().into_tensor();
-    lax::not(x)
 }
 
 macro_rules! float_fn {

@@ -25,6 +25,7 @@
 //! ```
 
 mod axis;
+mod bitwise;
 mod creation;
 mod elementwise;
 mod index;
@@ -35,6 +36,10 @@ mod reductions;
 mod shape;
 
 pub use axis::{keepdims, Axis};
+pub use bitwise::{
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
+    logical_or, logical_xor,
+};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };

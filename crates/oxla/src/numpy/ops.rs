@@ -3,6 +3,12 @@
 //! `+ - * / %` take tensors (owned or borrowed) and Rust scalars on either side, with numpy
 //! promotion and broadcasting; `/` is true division and `%` takes the divisor's sign.
 //!
+//! `&`, `|`, `^` and `!` are numpy's bitwise operators ([`bitwise_and`](super::bitwise_and),
+//! ..., [`invert`](super::invert)): on bool arrays logical, on integer ones bitwise, a panic
+//! on floats; their scalars on the left are `bool` and `i32`. numpy's comparison operators
+//! are the methods [`Tensor::gt`], [`Tensor::eq`] and their kin (Rust's `>` and `==` must
+//! return `bool`).
+//!
 //! On the right any Rust scalar goes (`&x * 0.5f32`, `&x + n` for `n: usize`); on the left
 //! only `f64` and `i32`, the types Rust gives an unsuffixed literal: with one float and one
 //! integer type there, `0.5 * &x` is a `Tensor` as soon as it is written, so
@@ -10,7 +16,7 @@
 //! before the method call: E0282). Other scalar types go on the right, or through
 //! [`multiply`](super::multiply) and its kin.
 
-use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 
 use super::index::{index, Index};
 use super::{reductions as r, shape, Axis, Operand};
@@ -57,6 +63,9 @@ binop!(Sub, sub, super::subtract; f64, i32);
 binop!(Mul, mul, super::multiply; f64, i32);
 binop!(Div, div, super::divide; f64, i32);
 binop!(Rem, rem, super::remainder; f64, i32);
+binop!(BitAnd, bitand, super::bitwise_and; bool, i32);
+binop!(BitOr, bitor, super::bitwise_or; bool, i32);
+binop!(BitXor, bitxor, super::bitwise_xor; bool, i32);
 
 impl Neg for Tensor {
     type Output = Tensor;
@@ -71,6 +80,22 @@ impl Neg for &Tensor {
     #[track_caller]
     fn neg(self) -> Tensor {
         super::negative(self)
+    }
+}
+
+impl Not for Tensor {
+    type Output = Tensor;
+    #[track_caller]
+    fn not(self) -> Tensor {
+        super::invert(self)
+    }
+}
+
+impl Not for &Tensor {
+    type Output = Tensor;
+    #[track_caller]
+    fn not(self) -> Tensor {
+        super::invert(self)
     }
 }
 
@@ -106,7 +131,34 @@ macro_rules! reductions {
     )*};
 }
 
+macro_rules! comparisons {
+    ($($(#[$doc:meta])* $name:ident => $f:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(&self, other: impl Into<Operand>) -> Tensor {
+            let _line = crate::core::user_line();
+            super::$f(self, other)
+        }
+    )*};
+}
+
 impl Tensor {
+    comparisons!(
+        /// `self > other` elementwise, a bool array ([`greater`](super::greater)).
+        gt => greater,
+        /// `self >= other` elementwise, a bool array ([`greater_equal`](super::greater_equal)).
+        ge => greater_equal,
+        /// `self < other` elementwise, a bool array ([`less`](super::less)).
+        lt => less,
+        /// `self <= other` elementwise, a bool array ([`less_equal`](super::less_equal)).
+        le => less_equal,
+        /// `self == other` elementwise, a bool array ([`equal`](super::equal)); `Tensor` has
+        /// no `PartialEq`, so this is the only `eq`.
+        eq => equal,
+        /// `self != other` elementwise, a bool array ([`not_equal`](super::not_equal)).
+        ne => not_equal,
+    );
+
     /// `self[idx]` with numpy's indexing; see [`Index`].
     #[track_caller]
     pub fn index(&self, idx: impl Index) -> Tensor {

@@ -176,6 +176,34 @@ bad!(
     |x: Tensor| jnp::squeeze(&x, [0])
 );
 bad!(
+    argmax_of_several_axes,
+    argmax_of_several_axes_traced,
+    "argmax: takes a single axis (an integer) or None, got the axes [0, 1]",
+    m23(),
+    |x: Tensor| jnp::argmax(&x, [0, 1])
+);
+bad!(
+    keepdims_of_sort,
+    keepdims_of_sort_traced,
+    "sort: keepdims applies to reductions only",
+    m23(),
+    |x: Tensor| jnp::sort(&x, jnp::keepdims(0))
+);
+bad!(
+    bitwise_and_of_floats,
+    bitwise_and_of_floats_traced,
+    "bitwise_and: needs integer or bool operands, got f32[2,3]",
+    m23(),
+    |x: Tensor| &x & 1
+);
+bad!(
+    invert_of_floats,
+    invert_of_floats_traced,
+    "invert: needs integer or bool operands, got f32[2,3]",
+    m23(),
+    |x: Tensor| !x
+);
+bad!(
     slice_out_of_range,
     slice_out_of_range_traced,
     "slice: slice [1:3:1] out of range for dimension 0 of f32[2,3]",

@@ -58,12 +58,45 @@ cases! {
         jnp::logical_or(&a[0], &a[1]),
         jnp::logical_not(&a[0]),
     ];
-    bool_operators: |a| vec![
-        jnp::logical_and(&a[0], &a[1]),
-        jnp::logical_or(&a[0], &a[1]),
-        jnp::logical_not(&a[0]),
-        jnp::logical_xor(&a[0], &a[1]),
-    ];
+    bool_operators: |a| vec![&a[0] & &a[1], &a[0] | &a[1], !&a[0], &a[0] ^ &a[1]];
+    bitwise_i32: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![x & y, x | y, x ^ y, !x, x & 3, 5 | x, x ^ -1, jnp::bitwise_not(y)]
+    };
+    bitwise_u32: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![x & y, x | y, x ^ y, !x, x & 255, jnp::invert(y)]
+    };
+    bitwise_bool_scalar: |a| {
+        let x = &a[0];
+        vec![x & true, false | x, x ^ true, !x, jnp::bitwise_xor(x, x)]
+    };
+    logical_int_float: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![
+            jnp::logical_and(x, y),
+            jnp::logical_or(x, 0),
+            jnp::logical_xor(x, y),
+            jnp::logical_not(x),
+            jnp::logical_not(y),
+        ]
+    };
+    axis_forms: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![
+            jnp::expand_dims(x, (0, 2)),
+            jnp::expand_dims(x, (-1, 0)),
+            jnp::concatenate(&[x.clone(), y.clone()], None),
+            jnp::sum(x, jnp::keepdims(None)),
+            jnp::argmax(x, jnp::keepdims(None)),
+            jnp::linalg::norm(x, jnp::keepdims((0, 1))),
+            jnp::squeeze(jnp::expand_dims(x, (0, 2)), (0, 2)),
+        ]
+    };
+    compare_methods: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![x.gt(y), x.ge(0.0), x.lt(1), x.le(y), x.eq(y), x.ne(0)]
+    };
     where_f32: |a| vec![jnp::where_(&a[0], &a[1], &a[2])];
     where_scalar_branch: |a| vec![jnp::where_(jnp::greater(&a[0], 0.0), &a[0], 0.0)];
     where_broadcast: |a| vec![jnp::where_(jnp::greater(&a[0], &a[1]), &a[0], &a[1])];
@@ -347,6 +380,10 @@ jaxpr_cases!(
     compare_i32_scalar,
     logical_and_or_not,
     bool_operators,
+    bitwise_i32,
+    bitwise_u32,
+    bitwise_bool_scalar,
+    compare_methods,
     astype_f32_i32,
     astype_i32_f32,
     astype_bool_f32,

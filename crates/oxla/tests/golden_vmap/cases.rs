@@ -48,6 +48,17 @@ cases! {
         .in_axes((0, NO))
         .call(a2(a)),
     );
+    bitwise_logical: |a| leaves(
+        vmap(|(a, b, m): T3| {
+            // Nested: tuples are trees up to six leaves; the leaves keep JAX's order.
+            (
+                (&a & &b, &a | 3, &a ^ &b),
+                (!&a, !&m, &m & a.gt(&b), jnp::logical_and(&a, &b)),
+            )
+        })
+        .in_axes((0, NO, 0))
+        .call(a3(a)),
+    );
     where_batched_cond_only: |a| leaves(
         vmap(|(c, a, t): T3| jnp::where_(&c, &a, &t)).in_axes((0, NO, NO)).call(a3(a)),
     );
@@ -554,6 +565,7 @@ jaxpr_cases!(
     binary_batched_vs_unbatched_lower_rank,
     binary_unbatched_higher_rank_vs_batched,
     binary_with_scalar,
+    bitwise_logical,
     broadcast_in_dim_variants,
     closure_captures_outer_tracer,
     closure_captures_outer_tracer_array,

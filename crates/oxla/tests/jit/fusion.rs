@@ -344,3 +344,41 @@ fn a_gather_that_fills_reads_computed_indices_from_a_buffer() {
         "index 7 is out of bounds: filled"
     );
 }
+
+#[test]
+fn bitwise_logical_and_comparison_lanes_agree_with_eager() {
+    let ints: Vec<i32> = (0..600).map(|k| k * 7919 % 1000 - 500).collect();
+    let a = Tensor::from_vec(ints.clone(), &[20, 30]);
+    let b = Tensor::from_vec(ints.iter().map(|v| v / 7).collect(), &[20, 30]);
+    let c = Tensor::from_vec(
+        ints.iter()
+            .map(|&v| (v as u32).wrapping_mul(2654435761))
+            .collect(),
+        &[20, 30],
+    );
+    let d = Tensor::from_vec(ints[..30].iter().map(|&v| (v * 31) as u32).collect(), &[30]);
+    type F = fn(&[Tensor]) -> Tensor;
+    let cases: [(&str, F); 6] = [
+        ("i32 & | ^", |a| (&a[0] & &a[1]) | (&a[0] ^ 5)),
+        ("i32 !", |a| !&a[0] ^ &a[1]),
+        ("u32 with a broadcast row", |a| (!&a[2] & &a[3]) | 7),
+        ("bool", |a| (!a[0].gt(&a[1]) & a[0].ne(0)) ^ a[1].le(3)),
+        ("bool with scalars", |a| {
+            (a[0].lt(0) | false) ^ (true & a[1].ge(-2))
+        }),
+        ("logical of ints", |a| {
+            jnp::logical_xor(&a[0], jnp::logical_not(&a[1])) | a[0].eq(&a[1])
+        }),
+    ];
+    let args = vec![a, b, c, d];
+    for (name, f) in cases {
+        let got = jit(|a: Vec<Tensor>| f(&a)).call(args.clone()).unwrap();
+        let want = f(&args);
+        assert_eq!(got.aval(), want.aval(), "{name}");
+        match want.dtype() {
+            DType::Bool => assert_eq!(got.to_vec::<bool>(), want.to_vec::<bool>(), "{name}"),
+            DType::I32 => assert_eq!(got.to_vec::<i32>(), want.to_vec::<i32>(), "{name}"),
+            _ => assert_eq!(got.to_vec::<u32>(), want.to_vec::<u32>(), "{name}"),
+        }
+    }
+}
