@@ -26,7 +26,7 @@ fn mean_squared_error((params, batch_x, batch_y_true): (Params, Tensor, Tensor))
         .in_axes((None, 0))
         .call((params, batch_x))
         .expect("fits in memory");
-    jnp::mean(&jnp::power(batch_y_pred - batch_y_true, 2), None)
+    jnp::mean(jnp::power(batch_y_pred - batch_y_true, 2), None)
 }
 
 /// Per-example gradients, the mean-loss gradient, and the check that they agree.

@@ -15,7 +15,7 @@ pub fn log_softmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let axis = keepdims(axis);
     // The shift cancels out of the value, so it is a constant to differentiation, as in JAX.
     let shifted = &x - lax::stop_gradient(&max_keepdims_initial(&x, &axis));
-    let lse = jnp::log(&jnp::sum(&jnp::exp(&shifted), axis));
+    let lse = jnp::log(jnp::sum(jnp::exp(&shifted), axis));
     shifted - lse
 }
 
@@ -68,5 +68,5 @@ pub fn one_hot(x: impl Into<Operand>, num_classes: usize) -> Tensor {
     let mut ishape = vec![1; n];
     ishape.push(num_classes);
     let rhs = lax::iota(x.dtype(), &ishape, n);
-    jnp::astype(&jnp::equal(&lhs, &rhs), DType::F32)
+    jnp::astype(jnp::equal(&lhs, &rhs), DType::F32)
 }

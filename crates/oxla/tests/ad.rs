@@ -30,7 +30,7 @@ fn cases() -> Vec<(&'static str, F)> {
     vec![
         ("neg_exp", |x| -jnp::exp(x)),
         ("log_log1p", |x| {
-            jnp::log(&(x * x + 1.0)) + jnp::log1p(&jnp::abs(x))
+            jnp::log(&(x * x + 1.0)) + jnp::log1p(jnp::abs(x))
         }),
         ("sin_cos_tanh", |x| jnp::sin(x) * jnp::cos(x) + jnp::tanh(x)),
         ("logistic", |x| oxla::nn::sigmoid(x)),
@@ -56,9 +56,7 @@ fn cases() -> Vec<(&'static str, F)> {
         ("rev_slice", |x| {
             x.index((s(None, None, -1), s(Some(1), None, 2)))
         }),
-        ("squeeze", |x| {
-            jnp::squeeze(&x.index((0..1, ..)), None) * 3.0
-        }),
+        ("squeeze", |x| jnp::squeeze(x.index((0..1, ..)), None) * 3.0),
         ("pad", |x| {
             lax::pad(x, &(x.sum(None) * 0.1), &[(1, -1, 1), (-1, 2, 0)])
         }),
@@ -69,11 +67,11 @@ fn cases() -> Vec<(&'static str, F)> {
         }),
         ("cumsum", |x| jnp::cumsum(&(x * x), 1)),
         ("dot_general", |x| {
-            jnp::matmul(x, &x.t()) + jnp::matmul(&x.t(), x).sum(None)
+            jnp::matmul(x, x.t()) + jnp::matmul(x.t(), x).sum(None)
         }),
         ("batched_dot", |x| {
             let a = x.reshape(&[2, 2, 3]);
-            jnp::matmul(&a, &a.transpose(&[0, 2, 1]))
+            jnp::matmul(&a, a.transpose([0, 2, 1]))
         }),
         ("gather", |x| {
             x.index((jnp::array(&[2i32, 0, 2], &[3]), ..)) * 2.0
@@ -102,7 +100,7 @@ fn cases() -> Vec<(&'static str, F)> {
         ("softmax", |x| oxla::nn::softmax(&(x * 2.0), 0)),
         ("norm", |x| jnp::linalg::norm(x, 1)),
         ("reduce_prod", |x| {
-            jnp::prod(x, jnp::keepdims(1)) * jnp::prod(&x.index((.., 1..)), 0)
+            jnp::prod(x, jnp::keepdims(1)) * jnp::prod(x.index((.., 1..)), 0)
         }),
     ]
 }
@@ -150,8 +148,8 @@ fn seed_002_per_example_and_mean_gradients() {
         l.mean(None)
     };
     let mean: (Tensor, Tensor) = grad(mean_loss).call((params, xs, ys)).unwrap();
-    assert!(jnp::allclose(&mean.0, &per_example.0.mean(None)).to_vec::<bool>()[0]);
-    assert!(jnp::allclose(&mean.1, &per_example.1.mean(None)).to_vec::<bool>()[0]);
+    assert!(jnp::allclose(&mean.0, per_example.0.mean(None)).to_vec::<bool>()[0]);
+    assert!(jnp::allclose(&mean.1, per_example.1.mean(None)).to_vec::<bool>()[0]);
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn cases() -> Vec<(&'static str, F)> {
     vec![
         ("exp_log", |x| jnp::exp(x) + jnp::log(&(x * x + 1.0))),
         ("log1p_sin_cos", |x| {
-            jnp::log1p(&jnp::abs(x)) + jnp::sin(x) * jnp::cos(x)
+            jnp::log1p(jnp::abs(x)) + jnp::sin(x) * jnp::cos(x)
         }),
         ("tanh_logistic", |x| jnp::tanh(x) + oxla::nn::sigmoid(x)),
         ("sqrt_rsqrt", |x| {
@@ -54,7 +54,7 @@ fn cases() -> Vec<(&'static str, F)> {
         ("cumsum", |x| jnp::cumsum(&(x * x), -1)),
         ("dot_general", |x| {
             let m = x.reshape(&[first(x) as isize, -1]);
-            jnp::matmul(&m, &m.t()) + jnp::matmul(&m.t(), &m).sum(None)
+            jnp::matmul(&m, m.t()) + jnp::matmul(m.t(), &m).sum(None)
         }),
         ("gather", |x| {
             let idx = jnp::array(&[0i32, first(x) as i32 - 1, 0], &[3]);

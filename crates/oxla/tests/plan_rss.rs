@@ -168,7 +168,7 @@ const CASES: &[(&str, Measure)] = &[
         let xs = floats(&[512, 1 << 17], 15);
         measure(
             |xs: Tensor| -> Tensor {
-                let per = |x: Tensor| jnp::cumsum(&jnp::exp(&x), None) * 0.5;
+                let per = |x: Tensor| jnp::cumsum(jnp::exp(&x), None) * 0.5;
                 vmap(per).chunk_size(64).call(xs).unwrap()
             },
             xs,

@@ -126,7 +126,7 @@ pub fn eye(n: usize) -> Tensor {
     let _line = crate::core::user_line();
     let r = lax::iota(DType::I32, &[n, n], 0);
     let c = lax::iota(DType::I32, &[n, n], 1);
-    astype(&lax::eq(&r, &c), DType::F32)
+    astype(lax::eq(&r, &c), DType::F32)
 }
 
 /// A concrete tensor with the given elements and shape (`jnp.array`).

@@ -18,5 +18,5 @@ pub fn norm(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
     let x = &x.into().into_tensor();
     let x = inexact(x);
-    lax::sqrt(&sum(&lax::mul(&x, &x), axis))
+    lax::sqrt(&sum(lax::mul(&x, &x), axis))
 }

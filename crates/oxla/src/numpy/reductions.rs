@@ -215,5 +215,5 @@ pub fn isclose(a: impl Into<Operand>, b: impl Into<Operand>, rtol: f64, atol: f6
 #[track_caller]
 pub fn allclose(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
-    all(&isclose(a, b, 1e-5, 1e-8), None)
+    all(isclose(a, b, 1e-5, 1e-8), None)
 }

@@ -85,14 +85,14 @@ bad!(
     matmul_of_mismatched_shapes_traced,
     "matmul: shapes [2, 3] and [4, 5] are not aligned for a matrix product",
     m23(),
-    |x: Tensor| jnp::matmul(&x, &jnp::ones(&[4, 5]))
+    |x: Tensor| jnp::matmul(&x, jnp::ones(&[4, 5]))
 );
 bad!(
     matmul_of_a_scalar,
     matmul_of_a_scalar_traced,
     "matmul: operands must not be scalars, got shapes [2, 3] and []",
     m23(),
-    |x: Tensor| x.matmul(&Tensor::scalar(2.0f32))
+    |x: Tensor| x.matmul(Tensor::scalar(2.0f32))
 );
 
 // Shapes.
@@ -115,7 +115,7 @@ bad!(
     transpose_with_a_bad_axis_traced,
     "transpose: axis 2 is out of bounds for an array of rank 2",
     m23(),
-    |x: Tensor| x.transpose(&[0, 2])
+    |x: Tensor| x.transpose([0, 2])
 );
 bad!(
     lax_transpose_with_a_repeated_axis,

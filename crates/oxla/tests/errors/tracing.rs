@@ -31,7 +31,7 @@ fn messages_name_the_callers_line() {
     assert_mentions(&msg, line, &["reshape", "[2, 3]", "[5]"]);
     let (line, msg) = (line!(), message(|| jnp::matmul(&m, &m)));
     assert_mentions(&msg, line, &["matmul", "[2, 3]"]);
-    let (line, msg) = (line!(), message(|| m.transpose(&[0, 2])));
+    let (line, msg) = (line!(), message(|| m.transpose([0, 2])));
     assert_mentions(&msg, line, &["transpose", "axis 2"]);
     let (line, msg) = (line!(), message(|| jnp::squeeze(&m, [-3])));
     assert_mentions(&msg, line, &["squeeze", "axis -3"]);

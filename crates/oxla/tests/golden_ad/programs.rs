@@ -48,7 +48,7 @@ pub fn at_add(x: &T, idx: &T, v: &T) -> T {
 pub fn logsumexp(x: &T, axis: isize) -> T {
     let m = jnp::max(x, jnp::keepdims(axis));
     let m = jnp::where_(jnp::isinf(&m), 0.0f32, &m);
-    let s = jnp::log(&jnp::sum(&jnp::exp(&(x - &m)), jnp::keepdims(axis)));
+    let s = jnp::log(jnp::sum(jnp::exp(&(x - &m)), jnp::keepdims(axis)));
     jnp::squeeze(&(s + m), [axis])
 }
 
@@ -58,9 +58,9 @@ pub fn vecfun(x: T) -> T {
     jnp::stack(
         &[
             e(0) * e(1),
-            jnp::sin(&e(2)) * e(0),
+            jnp::sin(e(2)) * e(0),
             jnp::exp(&(e(1) - e(2))),
-            jnp::power(e(0), 2) + jnp::tanh(&e(1)),
+            jnp::power(e(0), 2) + jnp::tanh(e(1)),
             sum(&jnp::power(&x, 3)) / (1.0 + jnp::power(e(2), 2)),
         ],
         0,

@@ -265,7 +265,7 @@ cases! {
                 jnp::sort(&v, 0),
                 jnp::sort(&v, -1),
                 argsort(&v, 0),
-                jnp::sort(&v.ravel(), -1),
+                jnp::sort(v.ravel(), -1),
             )
         })
         .in_axes(1)
@@ -393,7 +393,7 @@ cases! {
     );
     in_axes_int_for_all: |a| leaves(vmap(|(a, b): T2| &a * b + &a).in_axes(1).call(a2(a)));
     out_axes_1: |a| leaves(
-        vmap(|v: Tensor| jnp::sin(&v).matmul(&v.t())).out_axes(1).call(a[0].clone()),
+        vmap(|v: Tensor| jnp::sin(&v).matmul(v.t())).out_axes(1).call(a[0].clone()),
     );
     out_axes_neg1: |a| leaves(
         vmap(|(a, t): T2| a * t).in_axes((NO, 0)).out_axes(-1).call(a2(a)),
@@ -452,7 +452,7 @@ cases! {
     closure_captures_outer_tracer_array: |a| {
         let ys = a[1].clone();
         let outer = |x: Tensor| {
-            let nx = jnp::sqrt(&(&x * &x).sum(None));
+            let nx = jnp::sqrt((&x * &x).sum(None));
             vmap(|y: Tensor| jnp::dot(&x, &y) / &nx + y.index(0))
                 .call::<Tensor, Tensor>(ys.clone())
                 .unwrap()

@@ -209,7 +209,7 @@ fn pairwise_l1_affinities_tile_and_agree_with_a_loop() {
     // across the first's, so the kernel walks tiles of the first inside the second.
     let (n, d) = (200, 2000);
     let x = random::normal(&random::key(21), &[n, d]);
-    let aff = |a: Tensor, b: Tensor| -jnp::sum(&jnp::abs(&(a - b)), None);
+    let aff = |a: Tensor, b: Tensor| -jnp::sum(jnp::abs(&(a - b)), None);
     let pairwise = |x: Tensor| {
         let all = x.clone();
         vmap(move |a: Tensor| {
@@ -245,12 +245,12 @@ fn pairwise_sums_of_every_kind_agree_with_a_loop() {
         let kinds: [(&str, Pair, Scalar); 4] = [
             (
                 "l1",
-                |a, b| -jnp::sum(&jnp::abs(&(a - b)), None),
+                |a, b| -jnp::sum(jnp::abs(&(a - b)), None),
                 |u, v| -(u - v).abs(),
             ),
             (
                 "l2 pow",
-                |a, b| jnp::sum(&lax::integer_pow(&(a - b), 2), None),
+                |a, b| jnp::sum(lax::integer_pow(&(a - b), 2), None),
                 |u, v| (u - v) * (u - v),
             ),
             (

@@ -149,7 +149,7 @@ fn memory_child(program: &str) {
             measure(f, args)
         }
         "matmuls" => {
-            let f = |x: Tensor| jnp::matmul(&jnp::matmul(&x, &x), &jnp::tanh(&x)).sum(None);
+            let f = |x: Tensor| jnp::matmul(jnp::matmul(&x, &x), jnp::tanh(&x)).sum(None);
             measure(f, random::normal(&random::key(0), &[2000, 2000]))
         }
         _ => {

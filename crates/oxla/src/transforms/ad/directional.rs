@@ -184,7 +184,7 @@ fn basis(shape: &[usize], dtype: crate::array::DType) -> Tensor {
     let n: usize = shape.iter().product();
     let mut s = vec![n];
     s.extend_from_slice(shape);
-    jnp::astype(&jnp::eye(n), dtype).reshape(&s)
+    jnp::astype(jnp::eye(n), dtype).reshape(&s)
 }
 
 impl<F: Fn(Tensor) -> Tensor> Jacobian<F> {
