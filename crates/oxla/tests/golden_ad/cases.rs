@@ -61,6 +61,16 @@ cases! {
         let g2_ = g2(|(x, y)| sum(&(jnp::where_(c, &x, &y) * w)), &a[0], &a[3]);
         leaves((g1_, g2_))
     };
+    grad_masked_bitwise: |a| {
+        let w = &a[1];
+        vec![g1(
+            |x| {
+                let mask = x.gt(-1) & !x.ge(1) | x.eq(0);
+                sum(&(jnp::where_(mask, jnp::power(&x, 3), 2.0 * &x) * w))
+            },
+            &a[0],
+        )]
+    };
     grad_rem: |a| {
         let w = &a[2];
         let g_rem = g2(|(x, y)| sum(&(lax::rem(&x, &y) * w)), &a[0], &a[1]);
