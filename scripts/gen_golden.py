@@ -302,6 +302,41 @@ def bool_operators(a, b):
     return a & b, a | b, ~a, a ^ b
 
 
+@case("bitwise_i32", lambda rng: [i32(rng, (8,)), i32(rng, (8,))])
+def bitwise_i32(a, b):
+    return a & b, a | b, a ^ b, ~a, a & 3, 5 | a, a ^ -1, jnp.bitwise_not(b)
+
+
+@case("bitwise_u32", lambda rng: [rng.integers(0, 2**32, size=(8,), dtype=np.uint32),
+                                  rng.integers(0, 2**32, size=(8,), dtype=np.uint32)])
+def bitwise_u32(a, b):
+    return a & b, a | b, a ^ b, ~a, a & 255, jnp.invert(b)
+
+
+@case("bitwise_bool_scalar", lambda rng: [boolean(rng, (8,))])
+def bitwise_bool_scalar(a):
+    return a & True, False | a, a ^ True, ~a, jnp.bitwise_xor(a, a)
+
+
+@case("logical_int_float", lambda rng: [i32(rng, (8,), -2, 3), small_ints_f32(rng, (8,))])
+def logical_int_float(a, b):
+    return (jnp.logical_and(a, b), jnp.logical_or(a, 0), jnp.logical_xor(a, b),
+            jnp.logical_not(a), jnp.logical_not(b))
+
+
+@case("compare_methods", lambda rng: [small_ints_f32(rng, (3, 4)), small_ints_f32(rng, (4,))])
+def compare_methods(x, y):
+    return x > y, x >= 0.0, x < 1, x <= y, x == y, x != 0
+
+
+@case("axis_forms", lambda rng: [f32(rng, (3, 4)), f32(rng, (5,))])
+def axis_forms(x, y):
+    return (jnp.expand_dims(x, (0, 2)), jnp.expand_dims(x, (-1, 0)),
+            jnp.concatenate([x, y], axis=None), jnp.sum(x, axis=None, keepdims=True),
+            jnp.argmax(x, axis=None, keepdims=True), jnp.linalg.norm(x, axis=(0, 1), keepdims=True),
+            jnp.squeeze(jnp.expand_dims(x, (0, 2)), (0, 2)))
+
+
 @case("where_f32", lambda rng: [boolean(rng, (3, 4)), f32(rng, (3, 4)), f32(rng, (3, 4))])
 def where_f32(c, x, y):
     return jnp.where(c, x, y)

@@ -201,6 +201,12 @@ def grad_where(x, w, c, y):
     return g1, g2
 
 
+@case("grad_masked_bitwise", "grad of sum(where((x > -1) & ~(x >= 1) | (x == 0), x**3, 2*x) * w), a mask of comparisons, & | ~",
+      lambda rng: [f32(rng, (3, 4), -2.0, 2.0), f32(rng, (3, 4))])
+def grad_masked_bitwise(x, w):
+    return jax.grad(lambda x: jnp.sum(jnp.where((x > -1) & ~(x >= 1) | (x == 0), x ** 3, 2 * x) * w))(x)
+
+
 @case("grad_rem", "grads of sum(lax.rem(x, y) * w) and sum((x % y) * w) w.r.t. (x, y)",
       lambda rng: [f32(rng, (10,), -5.0, 5.0), nonzero_f32(rng, (10,), 0.7, 2.3), f32(rng, (10,), 0.5, 2.0)],
       note="d rem(x,y)/dy = -sign(x/y) * floor(|x/y|) (round toward zero); `%` is floor-mod built on rem + select.")

@@ -133,6 +133,14 @@ def compare_where(x, y):
     return jax.vmap(f, in_axes=(0, None))(x, y)
 
 
+@case("bitwise_logical", lambda rng: [i32(rng, (4, 5)), i32(rng, (5,)), boolean(rng, (4, 5))],
+      note="& | ^ ~ on int32 and bool, logical_and of ints, comparisons as methods.")
+def bitwise_logical(x, y, c):
+    def f(a, b, m):
+        return a & b, a | 3, a ^ b, ~a, ~m, m & (a > b), jnp.logical_and(a, b)
+    return jax.vmap(f, in_axes=(0, None, 0))(x, y, c)
+
+
 @case("where_batched_cond_only", lambda rng: [boolean(rng, (4, 3)), f32(rng, (3,)), np.array(-7.0, np.float32)])
 def where_batched_cond_only(c, x, s):
     return jax.vmap(lambda cc, a, t: jnp.where(cc, a, t), in_axes=(0, None, None))(c, x, s)

@@ -24,7 +24,7 @@ fn mean_squared_error((params, batch_x, batch_y_true): (Params, Tensor, Tensor))
     // vmap inside the loss, as the seed does.
     let batched_predict = vmap(|(p, x): (Params, Tensor)| predict(&p, &x)).in_axes((None, 0));
     let batch_y_pred = batched_predict.call((params, batch_x));
-    jnp::mean(&jnp::power(batch_y_pred - batch_y_true, 2), None)
+    jnp::mean(jnp::power(batch_y_pred - batch_y_true, 2), None)
 }
 
 /// Per-example gradients, the mean-loss gradient, and the check that they agree.

@@ -68,7 +68,7 @@ fn main() -> oxla::Result<()> {
     let (n, inputs, hidden, lr) = (32, 4, 16, 0.1);
     let key = random::key(0);
     let xs = random::normal(&random::fold_in(&key, 1), &[n, inputs]);
-    let ys = xs.matmul(&jnp::linspace(-1.0, 1.0, inputs)).sin();
+    let ys = xs.matmul(jnp::linspace(-1.0, 1.0, inputs)).sin();
     let mut params = init(&random::fold_in(&key, 2), inputs, hidden);
     println!("parameters: {}", tree_structure(&params));
 

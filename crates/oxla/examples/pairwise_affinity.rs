@@ -33,11 +33,11 @@ use oxla::memory::{format_bytes, parse_bytes};
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
 fn l1((a, b): (Tensor, Tensor)) -> Tensor {
-    -jnp::sum(&jnp::abs(&(a - b)), None)
+    -jnp::sum(jnp::abs(&(a - b)), None)
 }
 
 fn prodl1((a, b): (Tensor, Tensor)) -> Tensor {
-    -jnp::sum(&jnp::abs(&a.matmul(&b)), None)
+    -jnp::sum(jnp::abs(a.matmul(&b)), None)
 }
 
 /// How the outer `vmap` runs.

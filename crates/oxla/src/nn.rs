@@ -2,34 +2,40 @@
 
 use crate::array::DType;
 use crate::core::Tensor;
-use crate::numpy::{self as jnp, inexact, max_keepdims_initial};
+use crate::numpy::{self as jnp, inexact, keepdims, max_keepdims_initial, Axis, Operand};
 use crate::ops as lax;
 
-/// `log(softmax(x))` along `axis`, computed stably as `x - max - log(sum(exp(x - max)))`.
+/// `log(softmax(x))` along `axis` (one or several; `None`: all), computed stably as
+/// `x - max - log(sum(exp(x - max)))`.
 #[track_caller]
-pub fn log_softmax(x: &Tensor, axis: isize) -> Tensor {
+pub fn log_softmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let x = inexact(x);
+    let axis = keepdims(axis);
     // The shift cancels out of the value, so it is a constant to differentiation, as in JAX.
-    let shifted = &x - lax::stop_gradient(&max_keepdims_initial(&x, axis));
-    let lse = jnp::log(&jnp::sum_keepdims(&jnp::exp(&shifted), axis));
+    let shifted = &x - lax::stop_gradient(&max_keepdims_initial(&x, &axis));
+    let lse = jnp::log(jnp::sum(jnp::exp(&shifted), axis));
     shifted - lse
 }
 
-/// `exp(x) / sum(exp(x))` along `axis`, computed stably.
+/// `exp(x) / sum(exp(x))` along `axis` (one or several; `None`: all), computed stably.
 #[track_caller]
-pub fn softmax(x: &Tensor, axis: isize) -> Tensor {
+pub fn softmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let x = inexact(x);
-    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&max_keepdims_initial(&x, axis))));
-    let total = jnp::sum_keepdims(&unnormalized, axis);
+    let axis = keepdims(axis);
+    let unnormalized = jnp::exp(&(&x - lax::stop_gradient(&max_keepdims_initial(&x, &axis))));
+    let total = jnp::sum(&unnormalized, axis);
     unnormalized / total
 }
 
 /// `1 / (1 + exp(-x))`.
 #[track_caller]
-pub fn sigmoid(x: &Tensor) -> Tensor {
+pub fn sigmoid(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::logistic(&inexact(x))
 }
 
@@ -42,8 +48,9 @@ pub fn sigmoid(x: &Tensor) -> Tensor {
 /// assert_eq!(g.item(), 0.0);
 /// ```
 #[track_caller]
-pub fn relu(x: &Tensor) -> Tensor {
+pub fn relu(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     // The value is max(x, 0) everywhere (NaN included); the derivative flows only through
     // the `x > 0` branch, as JAX's `select(x > 0, g, 0)`.
     let positive = jnp::greater(x, 0);
@@ -53,12 +60,13 @@ pub fn relu(x: &Tensor) -> Tensor {
 /// One-hot `f32` encoding of integer `x` over `num_classes`, on a new last axis (values
 /// outside `0..num_classes` give all zeros).
 #[track_caller]
-pub fn one_hot(x: &Tensor, num_classes: usize) -> Tensor {
+pub fn one_hot(x: impl Into<Operand>, num_classes: usize) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let n = x.ndim();
     let lhs = jnp::expand_dims(x, -1);
     let mut ishape = vec![1; n];
     ishape.push(num_classes);
     let rhs = lax::iota(x.dtype(), &ishape, n);
-    jnp::astype(&jnp::equal(&lhs, &rhs), DType::F32)
+    jnp::astype(jnp::equal(&lhs, &rhs), DType::F32)
 }

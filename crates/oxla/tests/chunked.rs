@@ -18,7 +18,7 @@ fn normal(seed: i64, shape: &[usize]) -> Tensor {
 
 /// Negative L1 affinity of two images (seed 000).
 fn aff((a, b): (Tensor, Tensor)) -> Tensor {
-    -jnp::sum(&jnp::abs(&(a - b)), None)
+    -jnp::sum(jnp::abs(&(a - b)), None)
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn grad_of_chunked_equals_grad_of_unchunked() {
     let xs = normal(5, &[11, 3]);
     let loss = |k: Option<usize>| {
         move |(w, xs): (Tensor, Tensor)| -> Tensor {
-            let per = |(w, x): (Tensor, Tensor)| jnp::tanh(&x.matmul(&w)).sum(None);
+            let per = |(w, x): (Tensor, Tensor)| jnp::tanh(x.matmul(&w)).sum(None);
             let v = vmap(per).in_axes((None, 0));
             let l: Tensor = match k {
                 Some(k) => v.chunk_size(k).call((w, xs)),
@@ -163,7 +163,7 @@ fn memory_budget_picks_a_chunk_that_fits_and_the_plan_shows_it() {
     // Each example materialises its 64 x 64 product (16 KiB) and its copied operand; the
     // argument takes 640 KiB of the budget.
     let a = normal(9, &[40, 64, 64]);
-    let f = |x: Tensor| jnp::abs(&x.matmul(&x)).sum(None);
+    let f = |x: Tensor| jnp::abs(x.matmul(&x)).sum(None);
     let budget = 800 << 10;
     let g = jit(move |a: Tensor| -> Tensor { vmap(f).memory_budget(budget).call(a).unwrap() });
     let compiled = g.lower(&a).compile();
@@ -190,7 +190,7 @@ fn grad_of_chunked_holds_one_chunks_residuals() {
     let xs = normal(11, &[512, 128]);
     let per = |(w, x): (Tensor, Tensor)| {
         let table = x.index((.., None)) * x.index((None, ..));
-        jnp::tanh(&table.matmul(&w)).sum(None)
+        jnp::tanh(table.matmul(&w)).sum(None)
     };
     let loss = |k: Option<usize>| {
         move |(w, xs): (Tensor, Tensor)| -> Tensor {

@@ -15,7 +15,7 @@ fn grad_of_chunked_vmap_stays_near_its_plan() {
     let xs = random::normal(&random::key(2), &[4096, 128]);
     let per = |(w, x): (Tensor, Tensor)| {
         let table = x.index((.., None)) * x.index((None, ..));
-        jnp::tanh(&table.matmul(&w)).sum(None)
+        jnp::tanh(table.matmul(&w)).sum(None)
     };
     let loss = |k: Option<usize>| {
         move |(w, xs): (Tensor, Tensor)| -> Tensor {

@@ -92,7 +92,7 @@ fn run(steps: &[Step], x: Tensor, c: &Tensor) -> (Tensor, Tensor) {
             }
             Step::Center(i, a) => {
                 let x = at(i);
-                (&x - jnp::mean_keepdims(&x, axis(a))) * 0.5
+                (&x - jnp::mean(&x, jnp::keepdims(axis(a)))) * 0.5
             }
             Step::ScaleByMax(i, a) => {
                 let x = at(i);
@@ -104,7 +104,7 @@ fn run(steps: &[Step], x: Tensor, c: &Tensor) -> (Tensor, Tensor) {
                 };
                 &x * m
             }
-            Step::Roll(i, shift, a) => jnp::roll(&at(i), shift, Some(axis(a))),
+            Step::Roll(i, shift, a) => jnp::roll(at(i), shift, Some(axis(a))),
             Step::Flip(i, a) => {
                 let rev = s(None, None, -1);
                 if a % 2 == 0 {
@@ -115,14 +115,14 @@ fn run(steps: &[Step], x: Tensor, c: &Tensor) -> (Tensor, Tensor) {
             }
             Step::Where(i, j, k) => jnp::where_(jnp::greater(at(i), 0.0), at(j), at(k)),
             Step::Matmul(i, j, k) => {
-                let xy = jnp::matmul(&at(i), &at(j).t());
-                jnp::matmul(&xy, &at(k)) / (shape[0] * shape[1]) as f32
+                let xy = jnp::matmul(at(i), at(j).t());
+                jnp::matmul(&xy, at(k)) / (shape[0] * shape[1]) as f32
             }
-            Step::Cumsum(i, a) => jnp::cumsum(&at(i), Some(axis(a))) / size(a),
+            Step::Cumsum(i, a) => jnp::cumsum(at(i), Some(axis(a))) / size(a),
             Step::Shift(i, a) => {
                 let mut widths = [(0, 0), (0, 0)];
                 widths[a % 2] = (1, 0);
-                let p = jnp::pad(&at(i), &widths, 0.0);
+                let p = jnp::pad(at(i), &widths, 0.0);
                 let n = shape[a % 2] as isize;
                 if a % 2 == 0 {
                     p.index(s(Some(0), Some(n), 1))
@@ -130,7 +130,7 @@ fn run(steps: &[Step], x: Tensor, c: &Tensor) -> (Tensor, Tensor) {
                     p.index((.., s(Some(0), Some(n), 1)))
                 }
             }
-            Step::Sort(i, a) => jnp::sort(&at(i), Some(axis(a))),
+            Step::Sort(i, a) => jnp::sort(at(i), Some(axis(a))),
         };
         v.push(y);
     }

@@ -10,7 +10,7 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
     let line = line!() + 2;
     let f = |x: Tensor| {
         let table = x.index((.., None)) * x.index((None, ..));
-        jnp::sort(&table, Some(-1)).sum(None)
+        jnp::sort(&table, -1).sum(None)
     };
     let x = random::normal(&random::key(7), &[2000]);
     let before = x.to_vec::<f32>();
@@ -69,7 +69,7 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
 fn chunk_advice_fits() {
     let f = |x: Tensor| {
         let table = x.index((.., None)) * x.index((None, ..));
-        jnp::sort(&table, Some(-1)).index((.., -1)).sum(None)
+        jnp::sort(&table, -1).index((.., -1)).sum(None)
     };
     let xs = random::normal(&random::key(8), &[64, 200]);
     memory::set_memory_limit(None);

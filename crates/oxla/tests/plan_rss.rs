@@ -101,7 +101,7 @@ const CASES: &[(&str, Measure)] = &[
     }),
     ("reduction (sum, max, argmax)", || {
         let x = floats(&[4096, 8192], 2);
-        measure(|x: Tensor| (x.sum(1), x.max(0), x.argmax(Some(0))), x)
+        measure(|x: Tensor| (x.sum(1), x.max(0), x.argmax(0)), x)
     }),
     ("dot_general (gemm)", || {
         let (a, b) = (floats(&[2048, 4096], 3), floats(&[4096, 4096], 4));
@@ -129,7 +129,7 @@ const CASES: &[(&str, Measure)] = &[
     }),
     ("sort (one operand)", || {
         let x = floats(&[4096, 4096], 8);
-        measure(|x: Tensor| jnp::sort(&x, Some(0)), x)
+        measure(|x: Tensor| jnp::sort(&x, 0), x)
     }),
     ("sort (key and value)", || {
         let (k, v) = (floats(&[1 << 22], 9), floats(&[1 << 22], 10));
@@ -148,7 +148,7 @@ const CASES: &[(&str, Measure)] = &[
     }),
     ("cumsum", || {
         let x = floats(&[8192, 4096], 13);
-        measure(|x: Tensor| jnp::cumsum(&x, Some(0)), x)
+        measure(|x: Tensor| jnp::cumsum(&x, 0), x)
     }),
     ("scan", || {
         let xs = floats(&[64, 1 << 20], 14);
@@ -168,7 +168,7 @@ const CASES: &[(&str, Measure)] = &[
         let xs = floats(&[512, 1 << 17], 15);
         measure(
             |xs: Tensor| -> Tensor {
-                let per = |x: Tensor| jnp::cumsum(&jnp::exp(&x), None) * 0.5;
+                let per = |x: Tensor| jnp::cumsum(jnp::exp(&x), None) * 0.5;
                 vmap(per).chunk_size(64).call(xs)
             },
             xs,

@@ -86,7 +86,7 @@ fn the_gradient_through_an_unmapped_output_is_the_unchunked_one() {
 fn a_budget_below_one_example_is_out_of_memory_naming_the_budget() {
     // One example holds its 64 x 64 product (16 KiB); the 8 examples' argument is 128 KiB.
     let xs = normal(4, &[8, 64, 64]);
-    let f = |x: Tensor| jnp::abs(&x.matmul(&x)).sum(None);
+    let f = |x: Tensor| jnp::abs(x.matmul(&x)).sum(None);
     let want: Tensor = vmap(f).call(xs.clone());
     let budget = 4096;
     let call = || vmap(f).memory_budget(budget).call::<_, Tensor>(xs.clone());
@@ -119,7 +119,7 @@ fn a_budget_below_one_example_is_out_of_memory_naming_the_budget() {
 #[test]
 fn a_budget_below_one_example_under_grad_is_out_of_memory_too() {
     let xs = normal(5, &[6, 32, 32]);
-    let f = |x: Tensor| jnp::abs(&x.matmul(&x)).sum(None);
+    let f = |x: Tensor| jnp::abs(x.matmul(&x)).sum(None);
     let loss = |xs: Tensor| -> Tensor {
         let r = vmap(f).memory_budget(1024).call::<_, Tensor>(xs);
         assert!(matches!(r, Err(Error::OutOfMemory { .. })), "{r:?}");

@@ -56,20 +56,20 @@ pub fn squared_error(params: &(Tensor, Tensor), x: &Tensor, y_true: &Tensor) -> 
 
 /// Seed 000: negative L1 distance between two images.
 pub fn neg_l1(a: &Tensor, b: &Tensor) -> Tensor {
-    -jnp::sum(&jnp::abs(&(a - b)), None)
+    -jnp::sum(jnp::abs(&(a - b)), None)
 }
 
 /// Seed 000: inner-product affinities of `n` images by one matrix product.
 pub fn affinity_matmul(imgs: &Tensor) -> Tensor {
     let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);
-    f.matmul(&f.t())
+    f.matmul(f.t())
 }
 
 /// Seed 000: cosine affinities.
 pub fn affinity_cosine(imgs: &Tensor) -> Tensor {
     let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);
-    let f = &f / jnp::linalg::norm_keepdims(&f, 1);
-    f.matmul(&f.t())
+    let f = &f / jnp::linalg::norm(&f, jnp::keepdims(1));
+    f.matmul(f.t())
 }
 
 /// Parameters of the 784-256-10 MLP: `(w1, b1, w2, b2)`.

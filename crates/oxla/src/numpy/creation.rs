@@ -33,23 +33,26 @@ pub fn ones(shape: &[usize]) -> Tensor {
 
 /// An array like `x` (shape and dtype) filled with `value`.
 #[track_caller]
-pub fn full_like(x: &Tensor, value: impl Into<Operand>) -> Tensor {
+pub fn full_like(x: impl Into<Operand>, value: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let v = value.into().to_tensor_in("full_like", x.dtype());
     lax::broadcast_in_dim(&v, x.shape(), &[])
 }
 
 /// Zeros like `x`.
 #[track_caller]
-pub fn zeros_like(x: &Tensor) -> Tensor {
+pub fn zeros_like(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     full_like(x, 0)
 }
 
 /// Ones like `x`.
 #[track_caller]
-pub fn ones_like(x: &Tensor) -> Tensor {
+pub fn ones_like(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     full_like(x, 1)
 }
 
@@ -123,7 +126,7 @@ pub fn eye(n: usize) -> Tensor {
     let _line = crate::core::user_line();
     let r = lax::iota(DType::I32, &[n, n], 0);
     let c = lax::iota(DType::I32, &[n, n], 1);
-    astype(&lax::eq(&r, &c), DType::F32)
+    astype(lax::eq(&r, &c), DType::F32)
 }
 
 /// A concrete tensor with the given elements and shape (`jnp.array`).

@@ -1,5 +1,5 @@
 //! Elementwise numpy functions: arithmetic with promotion and broadcasting, math functions,
-//! comparisons, logic and `where_`.
+//! comparisons and `where_` (logic and bits are in `bitwise.rs`).
 
 use super::{inexact, promote, promote_shapes, promote_to, result_type, scalar_tensor, Operand};
 use crate::array::{DType, Kind};
@@ -40,12 +40,6 @@ binary_fn!(
     greater => gt,
     /// `x >= y`.
     greater_equal => ge,
-    /// Elementwise and (logical for bool, bitwise for integers).
-    logical_and => and,
-    /// Elementwise or (logical for bool, bitwise for integers).
-    logical_or => or,
-    /// Elementwise exclusive or (logical for bool, bitwise for integers).
-    logical_xor => xor,
 );
 
 /// `x / y` in floating point: integer operands are converted to `f32` first.
@@ -185,15 +179,17 @@ pub fn floor_divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
 
 /// `-x`.
 #[track_caller]
-pub fn negative(x: &Tensor) -> Tensor {
+pub fn negative(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::neg(x)
 }
 
 /// `|x|`.
 #[track_caller]
-pub fn abs(x: &Tensor) -> Tensor {
+pub fn abs(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     if x.dtype() == DType::U32 || x.dtype() == DType::Bool {
         x.clone()
     } else {
@@ -203,24 +199,19 @@ pub fn abs(x: &Tensor) -> Tensor {
 
 /// `-1`, `0` or `1` by the sign of `x` (NaN stays NaN).
 #[track_caller]
-pub fn sign(x: &Tensor) -> Tensor {
+pub fn sign(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::sign(x)
-}
-
-/// Logical not of a bool tensor, bitwise not of an integer one.
-#[track_caller]
-pub fn logical_not(x: &Tensor) -> Tensor {
-    let _line = crate::core::user_line();
-    lax::not(x)
 }
 
 macro_rules! float_fn {
     ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
         $(#[$doc])*
         #[track_caller]
-        pub fn $name(x: &Tensor) -> Tensor {
+        pub fn $name(x: impl Into<Operand>) -> Tensor {
             let _line = crate::core::user_line();
+            let x = &x.into().into_tensor();
             lax::$lax(&inexact(x))
         }
     )*};
@@ -250,15 +241,17 @@ float_fn!(
 
 /// Whether each element is NaN.
 #[track_caller]
-pub fn isnan(x: &Tensor) -> Tensor {
+pub fn isnan(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     lax::ne(x, x)
 }
 
 /// Whether each element is infinite.
 #[track_caller]
-pub fn isinf(x: &Tensor) -> Tensor {
+pub fn isinf(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     if !x.dtype().is_float() {
         return super::full_like(x, false);
     }
@@ -301,7 +294,7 @@ pub fn where_(
 
 /// Clamps to `[lo, hi]`.
 #[track_caller]
-pub fn clip(x: &Tensor, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Tensor {
+pub fn clip(x: impl Into<Operand>, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     minimum(maximum(x, lo), hi)
 }

@@ -1,11 +1,12 @@
 //! `jnp.linalg`: norms.
 
-use super::reductions::{sum, sum_keepdims};
-use super::{inexact, Axes};
+use super::reductions::sum;
+use super::{inexact, Axis, Operand};
 use crate::core::Tensor;
 use crate::ops as lax;
 
-/// The Euclidean (Frobenius) norm over `axes`: `sqrt(sum(x * x))`.
+/// The Euclidean (Frobenius) norm over `axis` (`None`: all; [`keepdims`](super::keepdims)
+/// keeps them as size 1): `sqrt(sum(x * x))`.
 ///
 /// ```
 /// use oxla::numpy as jnp;
@@ -13,16 +14,9 @@ use crate::ops as lax;
 /// assert_eq!(jnp::linalg::norm(&v, None).item(), 5.0);
 /// ```
 #[track_caller]
-pub fn norm(x: &Tensor, axes: impl Axes) -> Tensor {
+pub fn norm(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let x = inexact(x);
-    lax::sqrt(&sum(&lax::mul(&x, &x), axes))
-}
-
-/// [`norm`] keeping the reduced axes as size 1.
-#[track_caller]
-pub fn norm_keepdims(x: &Tensor, axes: impl Axes) -> Tensor {
-    let _line = crate::core::user_line();
-    let x = inexact(x);
-    lax::sqrt(&sum_keepdims(&lax::mul(&x, &x), axes))
+    lax::sqrt(&sum(lax::mul(&x, &x), axis))
 }

@@ -1,6 +1,6 @@
 //! Matrix and vector products (numpy's section of that name): `matmul` (numpy's `@`) and `dot`.
 
-use super::promote_dtypes;
+use super::{promote_dtypes, Operand};
 use crate::core::Tensor;
 use crate::ops as lax;
 
@@ -22,7 +22,7 @@ fn mismatch(what: &str, a: &Tensor, b: &Tensor) -> ! {
 /// operand's free dimensions, so nothing is broadcast), then a `transpose` if the result's
 /// dimensions need reordering.
 #[track_caller]
-pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
+pub fn matmul(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let t = promote_dtypes("matmul", &[a.into(), b.into()]);
     let (a, b) = (&t[0], &t[1]);
@@ -106,7 +106,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Tensor {
 /// `np.dot`: matrix product for rank ≤ 2; for higher ranks, a sum product over the last
 /// axis of `a` and the second-to-last of `b`.
 #[track_caller]
-pub fn dot(a: &Tensor, b: &Tensor) -> Tensor {
+pub fn dot(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let t = promote_dtypes("dot", &[a.into(), b.into()]);
     let (a, b) = (&t[0], &t[1]);

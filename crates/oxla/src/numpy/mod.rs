@@ -10,7 +10,22 @@
 //! let y = jnp::exp(&x).sum(1);
 //! assert_eq!(y.shape(), &[2]);
 //! ```
+//!
+//! Every function takes tensors owned or borrowed, and Rust scalars, alike (an [`Operand`];
+//! tensor clones are cheap, shared handles):
+//!
+//! ```
+//! use oxla::numpy as jnp;
+//! let x = jnp::arange(6.0).reshape(&[2, 3]);
+//! let (a, b) = (jnp::arange(3.0), jnp::ones(&[3]));
+//! assert_eq!(jnp::sum(jnp::abs(&a - &b), None).item(), 2.0);
+//! assert_eq!(jnp::maximum(&a, 1.5).to_vec::<f32>(), vec![1.5, 1.5, 2.0]);
+//! assert_eq!((0.5 * &x).matmul(&b).to_vec::<f32>(), vec![1.5, 6.0]);
+//! assert_eq!(jnp::abs(-2).item(), 2.0);
+//! ```
 
+mod axis;
+mod bitwise;
 mod creation;
 mod elementwise;
 mod index;
@@ -20,17 +35,21 @@ mod ops;
 mod reductions;
 mod shape;
 
+pub use axis::{keepdims, Axis};
+pub use bitwise::{
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
+    logical_or, logical_xor,
+};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
 pub use elementwise::*;
 pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use matrix_products::{dot, matmul};
+pub use ops::Dim;
 pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
-    all, allclose, any, argmax, argmax_keepdims, argmin, argmin_keepdims, cumsum, isclose, max,
-    max_keepdims, mean, mean_keepdims, min, min_keepdims, prod, prod_keepdims, sort, sum,
-    sum_keepdims, Axes,
+    all, allclose, any, argmax, argmin, cumsum, isclose, max, mean, min, prod, sort, sum,
 };
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
@@ -93,6 +112,15 @@ impl Operand {
     #[track_caller]
     pub fn to_tensor(&self, dtype: DType) -> Tensor {
         self.to_tensor_in("to_tensor", dtype)
+    }
+
+    /// The operand as a tensor: itself, or a Rust scalar as a rank-0 tensor of its kind's
+    /// default dtype (`f32`, `i32` or `bool`), as a numpy function of one array converts it.
+    pub fn into_tensor(self) -> Tensor {
+        match self {
+            Operand::Tensor(t) => t,
+            Operand::Scalar(v, kind) => scalar_tensor(v, kind.default_dtype()),
+        }
     }
 
     /// [`Operand::to_tensor`] for the numpy function `what`, which a panic names.
@@ -252,8 +280,9 @@ pub(crate) fn promote_shapes(what: &str, ts: Vec<Tensor>) -> Vec<Tensor> {
 
 /// `x` converted to `dtype`; no equation when it already has it.
 #[track_caller]
-pub fn astype(x: &Tensor, dtype: DType) -> Tensor {
+pub fn astype(x: impl Into<Operand>, dtype: DType) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     if x.dtype() == dtype {
         x.clone()
     } else {

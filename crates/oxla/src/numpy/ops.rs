@@ -2,16 +2,29 @@
 //!
 //! `+ - * / %` take tensors (owned or borrowed) and Rust scalars on either side, with numpy
 //! promotion and broadcasting; `/` is true division and `%` takes the divisor's sign.
+//!
+//! `&`, `|`, `^` and `!` are numpy's bitwise operators ([`bitwise_and`](super::bitwise_and),
+//! ..., [`invert`](super::invert)): on bool arrays logical, on integer ones bitwise, a panic
+//! on floats; their scalars on the left are `bool` and `i32`. numpy's comparison operators
+//! are the methods [`Tensor::gt`], [`Tensor::eq`] and their kin (Rust's `>` and `==` must
+//! return `bool`).
+//!
+//! On the right any Rust scalar goes (`&x * 0.5f32`, `&x + n` for `n: usize`); on the left
+//! only `f64` and `i32`, the types Rust gives an unsuffixed literal: with one float and one
+//! integer type there, `0.5 * &x` is a `Tensor` as soon as it is written, so
+//! `(0.5 * &x).matmul(&a)` compiles (with `f32` too, Rust could not pick the literal's type
+//! before the method call: E0282). Other scalar types go on the right, or through
+//! [`multiply`](super::multiply) and its kin.
 
-use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 
 use super::index::{index, Index};
-use super::{reductions as r, shape, Axes, Operand};
+use super::{reductions as r, shape, Axis, Operand};
 use crate::array::DType;
 use crate::core::Tensor;
 
 macro_rules! binop {
-    ($Trait:ident, $method:ident, $f:path) => {
+    ($Trait:ident, $method:ident, $f:path; $($s:ty),*) => {
         impl<R: Into<Operand>> $Trait<R> for Tensor {
             type Output = Tensor;
             #[track_caller]
@@ -26,7 +39,7 @@ macro_rules! binop {
                 $f(self, rhs)
             }
         }
-        binop!(@scalars $Trait, $method, $f, f32, f64, i32, u32, i64, usize);
+        binop!(@scalars $Trait, $method, $f, $($s),*);
     };
     (@scalars $Trait:ident, $method:ident, $f:path, $($s:ty),*) => {$(
         impl $Trait<Tensor> for $s {
@@ -45,11 +58,14 @@ macro_rules! binop {
         }
     )*};
 }
-binop!(Add, add, super::add);
-binop!(Sub, sub, super::subtract);
-binop!(Mul, mul, super::multiply);
-binop!(Div, div, super::divide);
-binop!(Rem, rem, super::remainder);
+binop!(Add, add, super::add; f64, i32);
+binop!(Sub, sub, super::subtract; f64, i32);
+binop!(Mul, mul, super::multiply; f64, i32);
+binop!(Div, div, super::divide; f64, i32);
+binop!(Rem, rem, super::remainder; f64, i32);
+binop!(BitAnd, bitand, super::bitwise_and; bool, i32);
+binop!(BitOr, bitor, super::bitwise_or; bool, i32);
+binop!(BitXor, bitxor, super::bitwise_xor; bool, i32);
 
 impl Neg for Tensor {
     type Output = Tensor;
@@ -64,6 +80,22 @@ impl Neg for &Tensor {
     #[track_caller]
     fn neg(self) -> Tensor {
         super::negative(self)
+    }
+}
+
+impl Not for Tensor {
+    type Output = Tensor;
+    #[track_caller]
+    fn not(self) -> Tensor {
+        super::invert(self)
+    }
+}
+
+impl Not for &Tensor {
+    type Output = Tensor;
+    #[track_caller]
+    fn not(self) -> Tensor {
+        super::invert(self)
     }
 }
 
@@ -88,7 +120,45 @@ macro_rules! unary_methods {
     )*};
 }
 
+macro_rules! reductions {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(&self, axis: impl Into<Axis>) -> Tensor {
+            let _line = crate::core::user_line();
+            r::$name(self, axis)
+        }
+    )*};
+}
+
+macro_rules! comparisons {
+    ($($(#[$doc:meta])* $name:ident => $f:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(&self, other: impl Into<Operand>) -> Tensor {
+            let _line = crate::core::user_line();
+            super::$f(self, other)
+        }
+    )*};
+}
+
 impl Tensor {
+    comparisons!(
+        /// `self > other` elementwise, a bool array ([`greater`](super::greater)).
+        gt => greater,
+        /// `self >= other` elementwise, a bool array ([`greater_equal`](super::greater_equal)).
+        ge => greater_equal,
+        /// `self < other` elementwise, a bool array ([`less`](super::less)).
+        lt => less,
+        /// `self <= other` elementwise, a bool array ([`less_equal`](super::less_equal)).
+        le => less_equal,
+        /// `self == other` elementwise, a bool array ([`equal`](super::equal)); `Tensor` has
+        /// no `PartialEq`, so this is the only `eq`.
+        eq => equal,
+        /// `self != other` elementwise, a bool array ([`not_equal`](super::not_equal)).
+        ne => not_equal,
+    );
+
     /// `self[idx]` with numpy's indexing; see [`Index`].
     #[track_caller]
     pub fn index(&self, idx: impl Index) -> Tensor {
@@ -111,11 +181,18 @@ impl Tensor {
         shape::transpose(self, None)
     }
 
-    /// Dimensions permuted.
+    /// Dimensions permuted to the order `axes` (`None` reverses them).
     #[track_caller]
-    pub fn transpose(&self, axes: &[isize]) -> Tensor {
+    pub fn transpose(&self, axes: impl Into<Axis>) -> Tensor {
         let _line = crate::core::user_line();
-        shape::transpose(self, Some(axes))
+        shape::transpose(self, axes)
+    }
+
+    /// Size-1 dimensions removed: those of `axis`, or all with `None`.
+    #[track_caller]
+    pub fn squeeze(&self, axis: impl Into<Axis>) -> Tensor {
+        let _line = crate::core::user_line();
+        shape::squeeze(self, axis)
     }
 
     /// Flattened to one dimension.
@@ -132,51 +209,37 @@ impl Tensor {
         super::astype(self, dtype)
     }
 
-    /// Sum over `axes` (`None` for all).
-    #[track_caller]
-    pub fn sum(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::sum(self, axes)
-    }
-
-    /// Sum over `axes`, keeping them as size 1.
-    #[track_caller]
-    pub fn sum_keepdims(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::sum_keepdims(self, axes)
-    }
-
-    /// Mean over `axes`.
-    #[track_caller]
-    pub fn mean(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::mean(self, axes)
-    }
-
-    /// Maximum over `axes`.
-    #[track_caller]
-    pub fn max(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::max(self, axes)
-    }
-
-    /// Minimum over `axes`.
-    #[track_caller]
-    pub fn min(&self, axes: impl Axes) -> Tensor {
-        let _line = crate::core::user_line();
-        r::min(self, axes)
-    }
-
-    /// Index of the first maximum along `axis` (`None`: flattened).
-    #[track_caller]
-    pub fn argmax(&self, axis: Option<isize>) -> Tensor {
-        let _line = crate::core::user_line();
-        r::argmax(self, axis)
-    }
+    reductions!(
+        /// Sum over `axis` (`None` for all); see [`numpy::sum`](super::sum).
+        sum,
+        /// Product over `axis`; see [`numpy::prod`](super::prod).
+        prod,
+        /// Mean over `axis`; see [`numpy::mean`](super::mean).
+        mean,
+        /// Maximum over `axis`; see [`numpy::max`](super::max).
+        max,
+        /// Minimum over `axis`; see [`numpy::min`](super::min).
+        min,
+        /// Whether all elements over `axis` are true; see [`numpy::all`](super::all).
+        all,
+        /// Whether any element over `axis` is true; see [`numpy::any`](super::any).
+        any,
+        /// Index of the first maximum along `axis` (`None`: flattened); see
+        /// [`numpy::argmax`](super::argmax).
+        argmax,
+        /// Index of the first minimum along `axis` (`None`: flattened); see
+        /// [`numpy::argmin`](super::argmin).
+        argmin,
+        /// Cumulative sum along `axis` (`None`: flattened); see
+        /// [`numpy::cumsum`](super::cumsum).
+        cumsum,
+        /// Sorted along `axis` (`None`: flattened); see [`numpy::sort`](super::sort).
+        sort,
+    );
 
     /// Matrix product (`self @ other`).
     #[track_caller]
-    pub fn matmul(&self, other: &Tensor) -> Tensor {
+    pub fn matmul(&self, other: impl Into<Operand>) -> Tensor {
         let _line = crate::core::user_line();
         super::matmul(self, other)
     }

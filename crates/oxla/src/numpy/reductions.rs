@@ -1,90 +1,11 @@
-//! Reductions: `sum`, `mean`, `max`, `min`, `prod` (with `_keepdims` forms), `argmax`, `argmin`,
-//! `all`, `any`, `cumsum`, `sort`, `isclose`, `allclose`.
+//! Reductions: `sum`, `mean`, `max`, `min`, `prod`, `argmax`, `argmin`, `all`, `any` (each
+//! with `keepdims` through [`Axis`]), `cumsum`, `sort`, `isclose`, `allclose`.
 
-use super::shape::axis;
-use super::{astype, inexact, promote, scalar_tensor};
+use super::{astype, inexact, promote, scalar_tensor, Axis, Operand};
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::ops as lax;
 use crate::prims::{ArgOp, ReduceOp};
-
-/// Which axes a reduction runs over: `None` for all, an axis, or several (negative axes
-/// count from the end).
-pub trait Axes {
-    /// The axes, `None` meaning all.
-    fn axes(&self) -> Option<Vec<isize>>;
-}
-
-impl Axes for Option<i32> {
-    fn axes(&self) -> Option<Vec<isize>> {
-        self.map(|a| vec![a as isize])
-    }
-}
-impl Axes for i32 {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(vec![*self as isize])
-    }
-}
-impl Axes for usize {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(vec![*self as isize])
-    }
-}
-impl Axes for isize {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(vec![*self])
-    }
-}
-impl<const N: usize> Axes for [i32; N] {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(self.iter().map(|&a| a as isize).collect())
-    }
-}
-impl Axes for (i32, i32) {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(vec![self.0 as isize, self.1 as isize])
-    }
-}
-impl Axes for &[isize] {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(self.to_vec())
-    }
-}
-impl Axes for &[i32] {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(self.iter().map(|&a| a as isize).collect())
-    }
-}
-impl Axes for &[usize] {
-    fn axes(&self) -> Option<Vec<isize>> {
-        Some(self.iter().map(|&a| a as isize).collect())
-    }
-}
-
-#[track_caller]
-fn resolve(x: &Tensor, axes: &dyn Axes, what: &str) -> Vec<usize> {
-    let mut v: Vec<usize> = Vec::new();
-    match axes.axes() {
-        None => v.extend(0..x.ndim()),
-        // A loop, not a closure, so that `axis` sees the caller's line.
-        Some(a) => {
-            for d in a {
-                v.push(axis(d, x.ndim(), what));
-            }
-        }
-    }
-    v.sort_unstable();
-    let n = v.len();
-    v.dedup();
-    if v.len() != n {
-        panic!(
-            "{what}: repeated axis in {:?}\n  at {}",
-            axes.axes(),
-            std::panic::Location::caller()
-        );
-    }
-    v
-}
 
 /// Puts back the reduced axes as size-1 dimensions.
 #[track_caller]
@@ -99,8 +20,8 @@ fn keep(r: &Tensor, shape: &[usize], axes: &[usize]) -> Tensor {
 /// A jnp reduction: as `jnp.max` and `jnp.min` raise where JAX's reductions without an
 /// identity meet an empty reduced axis, this panics at the caller's line.
 #[track_caller]
-fn reduce(x: &Tensor, op: ReduceOp, axes: &dyn Axes, keepdims: bool, what: &str) -> Tensor {
-    let a = resolve(x, axes, what);
+fn reduce(x: &Tensor, op: ReduceOp, axes: Axis, what: &str) -> Tensor {
+    let a = axes.resolve(x.ndim(), what);
     if matches!(op, ReduceOp::Max | ReduceOp::Min) && a.iter().any(|&d| x.shape()[d] == 0) {
         panic!(
             "{what}: zero-size array to reduction operation {what} which has no identity \
@@ -109,15 +30,15 @@ fn reduce(x: &Tensor, op: ReduceOp, axes: &dyn Axes, keepdims: bool, what: &str)
             std::panic::Location::caller()
         );
     }
-    reduce_axes(x, op, &a, keepdims)
+    reduce_axes(x, op, &a, axes.keeps_dims())
 }
 
-/// The maximum over `axis` keeping it as size 1, with JAX's `initial=-inf`: an empty axis
+/// The maximum over `axis` keeping it as size 1 (whatever `axis` asks), with JAX's `initial=-inf`: an empty axis
 /// gives `-inf` (`lax.reduce_max`'s identity) rather than panicking, as `jax.nn.softmax`
 /// asks of `jnp.max`.
 #[track_caller]
-pub(crate) fn max_keepdims_initial(x: &Tensor, axis: isize) -> Tensor {
-    reduce_axes(x, ReduceOp::Max, &resolve(x, &axis, "max"), true)
+pub(crate) fn max_keepdims_initial(x: &Tensor, axis: &Axis) -> Tensor {
+    reduce_axes(x, ReduceOp::Max, &axis.resolve(x.ndim(), "max"), true)
 }
 
 #[track_caller]
@@ -136,74 +57,49 @@ fn reduce_axes(x: &Tensor, op: ReduceOp, a: &[usize], keepdims: bool) -> Tensor 
 }
 
 macro_rules! reduction {
-    ($($(#[$doc:meta])* $name:ident, $keep:ident => $op:ident),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {$(
         $(#[$doc])*
         #[track_caller]
-        pub fn $name(x: &Tensor, axes: impl Axes) -> Tensor {
+        pub fn $name(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
             let _line = crate::core::user_line();
-            reduce(x, ReduceOp::$op, &axes, false, stringify!($name))
-        }
-
-        #[doc = concat!("[`", stringify!($name), "`] keeping the reduced axes as size 1.")]
-        #[track_caller]
-        pub fn $keep(x: &Tensor, axes: impl Axes) -> Tensor {
-            let _line = crate::core::user_line();
-            reduce(x, ReduceOp::$op, &axes, true, stringify!($name))
+            let x = &x.into().into_tensor();
+            reduce(x, ReduceOp::$op, axis.into(), stringify!($name))
         }
     )*};
 }
 reduction!(
-    /// Sum over `axes` (bools count as `i32`).
-    sum, sum_keepdims => Sum,
-    /// Maximum over `axes` (NaN propagates).
-    max, max_keepdims => Max,
-    /// Minimum over `axes` (NaN propagates).
-    min, min_keepdims => Min,
-    /// Product over `axes` (bools count as `i32`).
-    prod, prod_keepdims => Prod,
+    /// Sum over `axis` (bools count as `i32`).
+    sum => Sum,
+    /// Maximum over `axis` (NaN propagates).
+    max => Max,
+    /// Minimum over `axis` (NaN propagates).
+    min => Min,
+    /// Product over `axis` (bools count as `i32`).
+    prod => Prod,
+    /// Whether every element over `axis` is true (nonzero).
+    all => And,
+    /// Whether any element over `axis` is true (nonzero).
+    any => Or,
 );
 
-/// Whether every element over `axes` is true (nonzero).
+/// Arithmetic mean over `axis` (integers are averaged as `f32`).
 #[track_caller]
-pub fn all(x: &Tensor, axes: impl Axes) -> Tensor {
+pub fn mean(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
-    reduce(x, ReduceOp::And, &axes, false, "all")
-}
-
-/// Whether any element over `axes` is true (nonzero).
-#[track_caller]
-pub fn any(x: &Tensor, axes: impl Axes) -> Tensor {
-    let _line = crate::core::user_line();
-    reduce(x, ReduceOp::Or, &axes, false, "any")
-}
-
-#[track_caller]
-fn mean_impl(x: &Tensor, axes: &dyn Axes, keepdims: bool) -> Tensor {
-    let a = resolve(x, axes, "mean");
+    let x = &x.into().into_tensor();
+    let axis = axis.into();
+    let a = axis.resolve(x.ndim(), "mean");
     let n: usize = a.iter().map(|&d| x.shape()[d]).product();
     let x = inexact(x);
-    let s = reduce_axes(&x, ReduceOp::Sum, &a, keepdims);
+    let s = reduce_axes(&x, ReduceOp::Sum, &a, axis.keeps_dims());
     lax::div(&s, &scalar_tensor(n as f64, x.dtype()))
 }
 
-/// Arithmetic mean over `axes` (integers are averaged as `f32`).
 #[track_caller]
-pub fn mean(x: &Tensor, axes: impl Axes) -> Tensor {
-    let _line = crate::core::user_line();
-    mean_impl(x, &axes, false)
-}
-
-/// [`mean`] keeping the reduced axes as size 1.
-#[track_caller]
-pub fn mean_keepdims(x: &Tensor, axes: impl Axes) -> Tensor {
-    let _line = crate::core::user_line();
-    mean_impl(x, &axes, true)
-}
-
-#[track_caller]
-fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
+fn arg(x: &Tensor, op: ArgOp, axis: Axis) -> Tensor {
     let what = op.name();
-    match at {
+    let keepdims = axis.keeps_dims();
+    match axis.single(x.ndim(), what) {
         None => {
             let flat = super::ravel(x);
             nonempty(&flat, 0, what);
@@ -215,7 +111,6 @@ fn arg(x: &Tensor, op: ArgOp, at: Option<isize>, keepdims: bool) -> Tensor {
             }
         }
         Some(a) => {
-            let a = axis(a, x.ndim(), what);
             nonempty(x, a, what);
             let r = lax::arg_reduce(x, op, a, DType::I32);
             if keepdims {
@@ -242,54 +137,49 @@ fn nonempty(x: &Tensor, a: usize, what: &str) {
 
 /// Index of the first maximum along `axis` (`None`: of the flattened array), `i32`.
 #[track_caller]
-pub fn argmax(x: &Tensor, axis: Option<isize>) -> Tensor {
+pub fn argmax(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
-    arg(x, ArgOp::Max, axis, false)
-}
-
-/// [`argmax`] keeping the reduced axis as size 1.
-#[track_caller]
-pub fn argmax_keepdims(x: &Tensor, axis: Option<isize>) -> Tensor {
-    let _line = crate::core::user_line();
-    arg(x, ArgOp::Max, axis, true)
+    let x = &x.into().into_tensor();
+    arg(x, ArgOp::Max, axis.into())
 }
 
 /// Index of the first minimum along `axis` (`None`: of the flattened array), `i32`.
 #[track_caller]
-pub fn argmin(x: &Tensor, axis: Option<isize>) -> Tensor {
+pub fn argmin(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
-    arg(x, ArgOp::Min, axis, false)
-}
-
-/// [`argmin`] keeping the reduced axis as size 1.
-#[track_caller]
-pub fn argmin_keepdims(x: &Tensor, axis: Option<isize>) -> Tensor {
-    let _line = crate::core::user_line();
-    arg(x, ArgOp::Min, axis, true)
+    let x = &x.into().into_tensor();
+    arg(x, ArgOp::Min, axis.into())
 }
 
 /// Inclusive cumulative sum along `axis` (`None`: of the flattened array).
 #[track_caller]
-pub fn cumsum(x: &Tensor, at: Option<isize>) -> Tensor {
+pub fn cumsum(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
+    let axis = axis.into();
+    axis.no_keepdims("cumsum");
     let x = if x.dtype() == DType::Bool {
         astype(x, DType::I32)
     } else {
         x.clone()
     };
-    match at {
+    match axis.single(x.ndim(), "cumsum") {
         None => lax::cumsum(&super::ravel(&x), 0, false),
-        Some(a) => lax::cumsum(&x, axis(a, x.ndim(), "cumsum"), false),
+        Some(a) => lax::cumsum(&x, a, false),
     }
 }
 
-/// Sorted copy along `axis` (`None`: of the flattened array); NaNs sort last.
+/// Sorted copy along `axis` (`None`: of the flattened array; numpy's default is `-1`);
+/// NaNs sort last.
 #[track_caller]
-pub fn sort(x: &Tensor, at: Option<isize>) -> Tensor {
+pub fn sort(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
-    let (x, a) = match at {
+    let x = &x.into().into_tensor();
+    let axis = axis.into();
+    axis.no_keepdims("sort");
+    let (x, a) = match axis.single(x.ndim(), "sort") {
         None => (super::ravel(x), 0),
-        Some(a) => (x.clone(), axis(a, x.ndim(), "sort")),
+        Some(a) => (x.clone(), a),
     };
     lax::sort(&[x], a, 1).pop().expect("one result")
 }
@@ -297,7 +187,7 @@ pub fn sort(x: &Tensor, at: Option<isize>) -> Tensor {
 /// Whether `|a - b| <= atol + rtol * |b|` elementwise; infinities equal only themselves,
 /// NaNs equal nothing.
 #[track_caller]
-pub fn isclose(a: &Tensor, b: &Tensor, rtol: f64, atol: f64) -> Tensor {
+pub fn isclose(a: impl Into<Operand>, b: impl Into<Operand>, rtol: f64, atol: f64) -> Tensor {
     let _line = crate::core::user_line();
     let t = promote("isclose", &[a.into(), b.into()]);
     let (a, b) = (inexact(&t[0]), inexact(&t[1]));
@@ -323,7 +213,7 @@ pub fn isclose(a: &Tensor, b: &Tensor, rtol: f64, atol: f64) -> Tensor {
 /// Whether all elements are [`isclose`] with numpy's defaults (`rtol=1e-5`, `atol=1e-8`);
 /// a bool scalar.
 #[track_caller]
-pub fn allclose(a: &Tensor, b: &Tensor) -> Tensor {
+pub fn allclose(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
-    all(&isclose(a, b, 1e-5, 1e-8), None)
+    all(isclose(a, b, 1e-5, 1e-8), None)
 }

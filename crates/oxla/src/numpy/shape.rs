@@ -1,7 +1,7 @@
 //! Shape functions: `reshape`, `transpose`, `squeeze`, `expand_dims`, `broadcast_to`,
 //! `ravel`, `pad`, `concatenate`, `stack`, `roll`.
 
-use super::{promote_dtypes, Operand};
+use super::{promote_dtypes, Axis, Operand};
 use crate::core::Tensor;
 use crate::ops as lax;
 
@@ -20,8 +20,9 @@ pub(crate) fn axis(a: isize, ndim: usize, what: &str) -> usize {
 
 /// `x` with a new shape of as many elements; one dimension may be `-1` (inferred).
 #[track_caller]
-pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
+pub fn reshape(x: impl Into<Operand>, shape: &[isize]) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let known: usize = shape
         .iter()
         .filter(|&&d| d >= 0)
@@ -61,22 +62,24 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Tensor {
 
 /// `x` flattened to one dimension.
 #[track_caller]
-pub fn ravel(x: &Tensor) -> Tensor {
+pub fn ravel(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     reshape(x, &[-1])
 }
 
-/// Permutes dimensions (`None` reverses them, as `x.T`).
+/// Permutes dimensions to the order `axes` (`None` reverses them, as `x.T`).
 #[track_caller]
-pub fn transpose(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
+pub fn transpose(x: impl Into<Operand>, axes: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let n = x.ndim();
     let mut perm: Vec<usize> = Vec::new();
-    match axes {
+    match axes.into().list("transpose") {
         None => perm.extend((0..n).rev()),
         // A loop, not a closure, so that `axis` sees the caller's line.
         Some(a) => {
-            for &d in a {
+            for d in a {
                 perm.push(axis(d, n, "transpose"));
             }
         }
@@ -87,42 +90,58 @@ pub fn transpose(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
     lax::transpose(x, &perm)
 }
 
-/// Removes size-1 dimensions: the listed ones, or all with `None`.
+/// Removes size-1 dimensions: those of `axis`, or all with `None`.
 #[track_caller]
-pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Tensor {
+pub fn squeeze(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
-    let mut dims: Vec<usize> = Vec::new();
-    match axes {
-        None => dims.extend((0..x.ndim()).filter(|&d| x.shape()[d] == 1)),
-        // A loop, not a closure, so that `axis` sees the caller's line.
-        Some(a) => {
-            for &d in a {
-                dims.push(axis(d, x.ndim(), "squeeze"));
-            }
-        }
-    }
+    let x = &x.into().into_tensor();
+    let axis = axis.into();
+    let dims: Vec<usize> = match axis.list("squeeze") {
+        None => (0..x.ndim()).filter(|&d| x.shape()[d] == 1).collect(),
+        Some(_) => axis.resolve(x.ndim(), "squeeze"),
+    };
     if dims.is_empty() {
         return x.clone();
     }
     lax::squeeze(x, &dims)
 }
 
-/// Inserts a size-1 dimension at `axis` of the result.
+/// Inserts size-1 dimensions at `axis` (one or several) of the result.
 #[track_caller]
-pub fn expand_dims(x: &Tensor, at: isize) -> Tensor {
+pub fn expand_dims(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
-    let n = x.ndim() + 1;
-    let a = axis(at, n, "expand_dims");
-    let mut shape = x.shape().to_vec();
-    shape.insert(a, 1);
-    let dims: Vec<usize> = (0..n).filter(|&d| d != a).collect();
+    let x = &x.into().into_tensor();
+    let axis = axis.into();
+    let k = match axis.list("expand_dims") {
+        Some(a) => a.len(),
+        None => panic!(
+            "expand_dims: needs an axis or several, not None\n  at {}",
+            std::panic::Location::caller()
+        ),
+    };
+    let n = x.ndim() + k;
+    let new = axis.resolve(n, "expand_dims");
+    let shape: Vec<usize> = {
+        let mut old = x.shape().iter();
+        (0..n)
+            .map(|d| {
+                if new.contains(&d) {
+                    1
+                } else {
+                    *old.next().expect("one old size per kept dimension")
+                }
+            })
+            .collect()
+    };
+    let dims: Vec<usize> = (0..n).filter(|d| !new.contains(d)).collect();
     lax::broadcast_in_dim(x, &shape, &dims)
 }
 
 /// `x` broadcast to `shape` by numpy's rules.
 #[track_caller]
-pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Tensor {
+pub fn broadcast_to(x: impl Into<Operand>, shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let (n, r) = (x.ndim(), shape.len());
     let ok = n <= r
         && x.shape()
@@ -145,8 +164,9 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Tensor {
 
 /// Pads with a constant: `widths` holds `(before, after)` per dimension, or one pair for all.
 #[track_caller]
-pub fn pad(x: &Tensor, widths: &[(usize, usize)], value: impl Into<Operand>) -> Tensor {
+pub fn pad(x: impl Into<Operand>, widths: &[(usize, usize)], value: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
     let n = x.ndim();
     if widths.len() != n && widths.len() != 1 {
         panic!(
@@ -165,9 +185,9 @@ pub fn pad(x: &Tensor, widths: &[(usize, usize)], value: impl Into<Operand>) -> 
     lax::pad(x, &v, &cfg)
 }
 
-/// Joins arrays along an existing axis, promoting dtypes.
+/// Joins arrays along an existing axis (`None`: the arrays flattened), promoting dtypes.
 #[track_caller]
-pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
+pub fn concatenate(xs: &[Tensor], axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
     if xs.is_empty() {
         panic!(
@@ -175,9 +195,17 @@ pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
             std::panic::Location::caller()
         );
     }
+    let axis = axis.into();
+    axis.no_keepdims("concatenate");
     let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
-    let ts = promote_dtypes("concatenate", &ops);
-    let a = axis(at, ts[0].ndim(), "concatenate");
+    let mut ts = promote_dtypes("concatenate", &ops);
+    let a = match axis.single(ts[0].ndim(), "concatenate") {
+        Some(a) => a,
+        None => {
+            ts = ts.iter().map(ravel).collect();
+            0
+        }
+    };
     if ts.len() == 1 {
         return ts[0].clone();
     }
@@ -186,7 +214,7 @@ pub fn concatenate(xs: &[Tensor], at: isize) -> Tensor {
 
 /// Joins arrays along a new axis, promoting dtypes.
 #[track_caller]
-pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
+pub fn stack(xs: &[Tensor], axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
     if xs.is_empty() {
         panic!(
@@ -204,8 +232,15 @@ pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
     }
     let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
     let ts = promote_dtypes("stack", &ops);
-    let a = axis(at, xs[0].ndim() + 1, "stack");
-    let parts: Vec<Tensor> = ts.iter().map(|t| expand_dims(t, a as isize)).collect();
+    let axis = axis.into();
+    axis.no_keepdims("stack");
+    let Some(a) = axis.single(xs[0].ndim() + 1, "stack") else {
+        panic!(
+            "stack: needs an axis, not None\n  at {}",
+            std::panic::Location::caller()
+        );
+    };
+    let parts: Vec<Tensor> = ts.iter().map(|t| expand_dims(t, a)).collect();
     lax::concatenate(&parts, a)
 }
 
@@ -218,11 +253,15 @@ pub fn stack(xs: &[Tensor], at: isize) -> Tensor {
 /// assert_eq!(jnp::roll(&x, 1, None).to_vec::<i32>(), vec![3, 0, 1, 2]);
 /// ```
 #[track_caller]
-pub fn roll(x: &Tensor, shift: isize, at: Option<isize>) -> Tensor {
+pub fn roll(x: impl Into<Operand>, shift: isize, axis: impl Into<Axis>) -> Tensor {
     let _line = crate::core::user_line();
+    let x = &x.into().into_tensor();
+    let axis = axis.into();
+    axis.no_keepdims("roll");
+    let at = axis.single(x.ndim(), "roll");
     let (flat, a) = match at {
         None => (ravel(x), 0),
-        Some(a) => (x.clone(), axis(a, x.ndim(), "roll")),
+        Some(a) => (x.clone(), a),
     };
     let n = flat.shape()[a];
     if n == 0 {

@@ -51,7 +51,7 @@ fn words(key: &Tensor) -> (Tensor, Tensor) {
 fn hash_counters(key: &Tensor, n: usize) -> (Tensor, Tensor) {
     assert!(n < 1 << 32, "random: {n} elements exceed 2^32 counters");
     let (k0, k1) = words(key);
-    let hi = jnp::zeros_like(&lax::iota(DType::U32, &[n], 0));
+    let hi = jnp::zeros_like(lax::iota(DType::U32, &[n], 0));
     let lo = lax::iota(DType::U32, &[n], 0);
     lax::threefry2x32(&k0, &k1, &hi, &lo)
 }
@@ -248,7 +248,7 @@ pub fn randint(key: &Tensor, shape: &[usize], minval: i64, maxval: i64) -> Tenso
         .checked_rem(span)
         .unwrap_or(mult.wrapping_mul(mult));
     let offset = lax::add(&lax::mul(&rem(&higher), &u(mult)), &rem(&lower));
-    let offset = jnp::astype(&rem(&offset), DType::I32);
+    let offset = jnp::astype(rem(&offset), DType::I32);
     lax::add(&scalar_tensor(lo as f64, DType::I32), &offset)
 }
 

@@ -17,4 +17,4 @@ pub use ad::{
     JacobianSelection, Nest, Selection, ValueAndGrad, Vjp, WithAux,
 };
 pub use chunked::MapSpec;
-pub use vmap::{vmap, AxisTree, Vmap};
+pub use vmap::{vmap, AxisTree, Budget, Vmap};

@@ -85,14 +85,14 @@ bad!(
     matmul_of_mismatched_shapes_traced,
     "matmul: shapes [2, 3] and [4, 5] are not aligned for a matrix product",
     m23(),
-    |x: Tensor| jnp::matmul(&x, &jnp::ones(&[4, 5]))
+    |x: Tensor| jnp::matmul(&x, jnp::ones(&[4, 5]))
 );
 bad!(
     matmul_of_a_scalar,
     matmul_of_a_scalar_traced,
     "matmul: operands must not be scalars, got shapes [2, 3] and []",
     m23(),
-    |x: Tensor| x.matmul(&Tensor::scalar(2.0f32))
+    |x: Tensor| x.matmul(Tensor::scalar(2.0f32))
 );
 
 // Shapes.
@@ -115,7 +115,7 @@ bad!(
     transpose_with_a_bad_axis_traced,
     "transpose: axis 2 is out of bounds for an array of rank 2",
     m23(),
-    |x: Tensor| x.transpose(&[0, 2])
+    |x: Tensor| x.transpose([0, 2])
 );
 bad!(
     lax_transpose_with_a_repeated_axis,
@@ -173,7 +173,35 @@ bad!(
     squeeze_of_a_dimension_not_of_size_1_traced,
     "squeeze: cannot squeeze dimension 0 of f32[2,3]: it is not of size 1",
     m23(),
-    |x: Tensor| jnp::squeeze(&x, Some(&[0]))
+    |x: Tensor| jnp::squeeze(&x, [0])
+);
+bad!(
+    argmax_of_several_axes,
+    argmax_of_several_axes_traced,
+    "argmax: takes a single axis (an integer) or None, got the axes [0, 1]",
+    m23(),
+    |x: Tensor| jnp::argmax(&x, [0, 1])
+);
+bad!(
+    keepdims_of_sort,
+    keepdims_of_sort_traced,
+    "sort: keepdims applies to reductions only",
+    m23(),
+    |x: Tensor| jnp::sort(&x, jnp::keepdims(0))
+);
+bad!(
+    bitwise_and_of_floats,
+    bitwise_and_of_floats_traced,
+    "bitwise_and: needs integer or bool operands, got f32[2,3]",
+    m23(),
+    |x: Tensor| &x & 1
+);
+bad!(
+    invert_of_floats,
+    invert_of_floats_traced,
+    "invert: needs integer or bool operands, got f32[2,3]",
+    m23(),
+    |x: Tensor| !x
 );
 bad!(
     slice_out_of_range,
@@ -238,7 +266,7 @@ bad!(
     argmax_over_an_empty_axis_traced,
     "argmax: requires a non-empty reduced dimension; axis 1 of f32[3,0] is empty",
     jnp::zeros(&[3, 0]),
-    |x: Tensor| x.argmax(Some(1))
+    |x: Tensor| x.argmax(1)
 );
 bad!(
     argmin_of_an_empty_array,
@@ -252,7 +280,7 @@ bad!(
     cumsum_over_a_bad_axis_traced,
     "cumsum: axis 5 is out of bounds for an array of rank 2",
     m23(),
-    |x: Tensor| jnp::cumsum(&x, Some(5))
+    |x: Tensor| jnp::cumsum(&x, 5)
 );
 bad!(
     sort_along_a_bad_dimension,

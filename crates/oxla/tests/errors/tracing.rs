@@ -31,9 +31,9 @@ fn messages_name_the_callers_line() {
     assert_mentions(&msg, line, &["reshape", "[2, 3]", "[5]"]);
     let (line, msg) = (line!(), message(|| jnp::matmul(&m, &m)));
     assert_mentions(&msg, line, &["matmul", "[2, 3]"]);
-    let (line, msg) = (line!(), message(|| m.transpose(&[0, 2])));
+    let (line, msg) = (line!(), message(|| m.transpose([0, 2])));
     assert_mentions(&msg, line, &["transpose", "axis 2"]);
-    let (line, msg) = (line!(), message(|| jnp::squeeze(&m, Some(&[-3]))));
+    let (line, msg) = (line!(), message(|| jnp::squeeze(&m, [-3])));
     assert_mentions(&msg, line, &["squeeze", "axis -3"]);
     let (line, msg) = (line!(), message(|| m.index(jnp::ones(&[2]))));
     assert_mentions(&msg, line, &["index", "float32"]);

@@ -58,12 +58,45 @@ cases! {
         jnp::logical_or(&a[0], &a[1]),
         jnp::logical_not(&a[0]),
     ];
-    bool_operators: |a| vec![
-        jnp::logical_and(&a[0], &a[1]),
-        jnp::logical_or(&a[0], &a[1]),
-        jnp::logical_not(&a[0]),
-        jnp::logical_xor(&a[0], &a[1]),
-    ];
+    bool_operators: |a| vec![&a[0] & &a[1], &a[0] | &a[1], !&a[0], &a[0] ^ &a[1]];
+    bitwise_i32: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![x & y, x | y, x ^ y, !x, x & 3, 5 | x, x ^ -1, jnp::bitwise_not(y)]
+    };
+    bitwise_u32: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![x & y, x | y, x ^ y, !x, x & 255, jnp::invert(y)]
+    };
+    bitwise_bool_scalar: |a| {
+        let x = &a[0];
+        vec![x & true, false | x, x ^ true, !x, jnp::bitwise_xor(x, x)]
+    };
+    logical_int_float: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![
+            jnp::logical_and(x, y),
+            jnp::logical_or(x, 0),
+            jnp::logical_xor(x, y),
+            jnp::logical_not(x),
+            jnp::logical_not(y),
+        ]
+    };
+    axis_forms: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![
+            jnp::expand_dims(x, (0, 2)),
+            jnp::expand_dims(x, (-1, 0)),
+            jnp::concatenate(&[x.clone(), y.clone()], None),
+            jnp::sum(x, jnp::keepdims(None)),
+            jnp::argmax(x, jnp::keepdims(None)),
+            jnp::linalg::norm(x, jnp::keepdims((0, 1))),
+            jnp::squeeze(jnp::expand_dims(x, (0, 2)), (0, 2)),
+        ]
+    };
+    compare_methods: |a| {
+        let (x, y) = (&a[0], &a[1]);
+        vec![x.gt(y), x.ge(0.0), x.lt(1), x.le(y), x.eq(y), x.ne(0)]
+    };
     where_f32: |a| vec![jnp::where_(&a[0], &a[1], &a[2])];
     where_scalar_branch: |a| vec![jnp::where_(jnp::greater(&a[0], 0.0), &a[0], 0.0)];
     where_broadcast: |a| vec![jnp::where_(jnp::greater(&a[0], &a[1]), &a[0], &a[1])];
@@ -91,10 +124,10 @@ cases! {
         let x = &a[0];
         vec![x.reshape(&[-1, 4]), jnp::reshape(x, &[6, -1]), x.reshape(&[-1])]
     };
-    transpose_perm: |a| vec![jnp::transpose(&a[0], Some(&[2, 0, 1]))];
+    transpose_perm: |a| vec![jnp::transpose(&a[0], [2, 0, 1])];
     transpose_T: |a| vec![a[0].t()];
     transpose_default_3d: |a| vec![jnp::transpose(&a[0], None)];
-    squeeze: |a| vec![jnp::squeeze(&a[0], None), jnp::squeeze(&a[0], Some(&[2]))];
+    squeeze: |a| vec![jnp::squeeze(&a[0], None), jnp::squeeze(&a[0], [2])];
     expand_dims: |a| {
         let x = &a[0];
         vec![jnp::expand_dims(x, 1), jnp::expand_dims(x, -1), jnp::expand_dims(x, 0)]
@@ -114,37 +147,37 @@ cases! {
     // ---- reductions
     sum_all: |a| vec![jnp::sum(&a[0], None)];
     sum_axis1: |a| vec![a[0].sum(1)];
-    sum_axes_tuple_keepdims: |a| vec![jnp::sum_keepdims(&a[0], [0, 2]), jnp::sum(&a[0], [0, 2])];
+    sum_axes_tuple_keepdims: |a| vec![jnp::sum(&a[0], jnp::keepdims([0, 2])), jnp::sum(&a[0], [0, 2])];
     sum_i32: |a| vec![jnp::sum(&a[0], None), jnp::sum(&a[0], 0)];
     sum_bool: |a| vec![jnp::sum(&a[0], None), jnp::sum(&a[0], 1)];
     mean_variants: |a| {
         let x = &a[0];
-        vec![jnp::mean(x, None), jnp::mean(x, 0), jnp::mean_keepdims(x, -1), x.mean([1, 2])]
+        vec![jnp::mean(x, None), jnp::mean(x, 0), jnp::mean(x, jnp::keepdims(-1)), x.mean([1, 2])]
     };
     max_variants: |a| {
         let x = &a[0];
-        vec![jnp::max(x, None), jnp::max(x, 1), jnp::max_keepdims(x, [0, 2])]
+        vec![jnp::max(x, None), jnp::max(x, 1), jnp::max(x, jnp::keepdims([0, 2]))]
     };
     min_variants: |a| {
         let x = &a[0];
-        vec![jnp::min(x, None), jnp::min_keepdims(x, 0), jnp::min(x, -1)]
+        vec![jnp::min(x, None), jnp::min(x, jnp::keepdims(0)), jnp::min(x, -1)]
     };
     argmax_variants: |a| {
         let x = &a[0];
-        vec![jnp::argmax(x, None), jnp::argmax(x, Some(1)), jnp::argmax_keepdims(x, Some(-1))]
+        vec![jnp::argmax(x, None), jnp::argmax(x, 1), jnp::argmax(x, jnp::keepdims(-1))]
     };
     argmax_ties: |a| {
         let x = &a[0];
-        vec![jnp::argmax(x, Some(1)), jnp::argmin(x, Some(1)), jnp::argmax(x, Some(0))]
+        vec![jnp::argmax(x, 1), jnp::argmin(x, 1), jnp::argmax(x, 0)]
     };
-    argmin_all: |a| vec![jnp::argmin(&a[0], None), jnp::argmin(&a[0], Some(0))];
+    argmin_all: |a| vec![jnp::argmin(&a[0], None), jnp::argmin(&a[0], 0)];
     norm_vector: |a| vec![jnp::linalg::norm(&a[0], None)];
-    norm_axis1_keepdims: |a| vec![jnp::linalg::norm_keepdims(&a[0], 1)];
-    normalize_rows: |a| vec![&a[0] / jnp::linalg::norm_keepdims(&a[0], 1)];
+    norm_axis1_keepdims: |a| vec![jnp::linalg::norm(&a[0], jnp::keepdims(1))];
+    normalize_rows: |a| vec![&a[0] / jnp::linalg::norm(&a[0], jnp::keepdims(1))];
     cumsum_1d: |a| vec![jnp::cumsum(&a[0], None)];
-    cumsum_axis1: |a| vec![jnp::cumsum(&a[0], Some(1))];
-    sort_1d: |a| vec![jnp::sort(&a[0], Some(-1))];
-    sort_2d: |a| vec![jnp::sort(&a[0], Some(-1)), jnp::sort(&a[0], Some(0))];
+    cumsum_axis1: |a| vec![jnp::cumsum(&a[0], 1)];
+    sort_1d: |a| vec![jnp::sort(&a[0], -1)];
+    sort_2d: |a| vec![jnp::sort(&a[0], -1), jnp::sort(&a[0], 0)];
 
     // ---- matrix products
     dot_vv: |a| vec![a[0].matmul(&a[1])];
@@ -346,6 +379,10 @@ jaxpr_cases!(
     compare_i32_scalar,
     logical_and_or_not,
     bool_operators,
+    bitwise_i32,
+    bitwise_u32,
+    bitwise_bool_scalar,
+    compare_methods,
     astype_f32_i32,
     astype_i32_f32,
     astype_bool_f32,

@@ -32,8 +32,8 @@
 //!
 //! JAX features written with oxla's equivalents (same values, different spelling):
 //!
-//! - `a & b`, `a | b`, `~a`, `a ^ b` on bools: `logical_and`, `logical_or`, `logical_not`,
-//!   `logical_xor` (oxla has no `&`/`|`/`^`/`!` operators on tensors).
+//! - `~a`: `!a` (Rust's operator); `x > y`, `x == y` and their kin: the methods `x.gt(y)`,
+//!   `x.eq(y)`, ... (Rust's comparison operators must return `bool`).
 //! - `jnp.eye(3, 4)`: oxla's `eye` is square, so the rectangular identity is built the way
 //!   JAX builds it (`iota` rows == `iota` columns, converted to `f32`); `jnp.eye(2,
 //!   dtype=int32)` is `eye(2)` converted to `i32`.

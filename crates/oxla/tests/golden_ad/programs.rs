@@ -43,10 +43,10 @@ pub fn at_add(x: &T, idx: &T, v: &T) -> T {
 /// `jax.scipy.special.logsumexp(x, axis)`: `log(sum(exp(x - max))) + max`, with the max of
 /// a row that is not finite replaced by 0.
 pub fn logsumexp(x: &T, axis: isize) -> T {
-    let m = jnp::max_keepdims(x, axis);
+    let m = jnp::max(x, jnp::keepdims(axis));
     let m = jnp::where_(jnp::isinf(&m), 0.0f32, &m);
-    let s = jnp::log(&jnp::sum_keepdims(&jnp::exp(&(x - &m)), axis));
-    jnp::squeeze(&(s + m), Some(&[axis]))
+    let s = jnp::log(jnp::sum(jnp::exp(&(x - &m)), jnp::keepdims(axis)));
+    jnp::squeeze(&(s + m), [axis])
 }
 
 /// The manifest's `vecfun`: R^3 -> R^5.
@@ -55,9 +55,9 @@ pub fn vecfun(x: T) -> T {
     jnp::stack(
         &[
             e(0) * e(1),
-            jnp::sin(&e(2)) * e(0),
+            jnp::sin(e(2)) * e(0),
             jnp::exp(&(e(1) - e(2))),
-            jnp::power(e(0), 2) + jnp::tanh(&e(1)),
+            jnp::power(e(0), 2) + jnp::tanh(e(1)),
             sum(&jnp::power(&x, 3)) / (1.0 + jnp::power(e(2), 2)),
         ],
         0,

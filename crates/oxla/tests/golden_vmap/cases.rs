@@ -48,6 +48,17 @@ cases! {
         .in_axes((0, NO))
         .call(a2(a)),
     );
+    bitwise_logical: |a| leaves(
+        vmap(|(a, b, m): T3| {
+            // Nested: tuples are trees up to six leaves; the leaves keep JAX's order.
+            (
+                (&a & &b, &a | 3, &a ^ &b),
+                (!&a, !&m, &m & a.gt(&b), jnp::logical_and(&a, &b)),
+            )
+        })
+        .in_axes((0, NO, 0))
+        .call(a3(a)),
+    );
     where_batched_cond_only: |a| leaves(
         vmap(|(c, a, t): T3| jnp::where_(&c, &a, &t)).in_axes((0, NO, NO)).call(a3(a)),
     );
@@ -109,10 +120,10 @@ cases! {
     transpose_variants: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::transpose(&v, Some(&[1, 2, 0])),
+                jnp::transpose(&v, [1, 2, 0]),
                 v.t(),
                 // jnp.swapaxes(v, 0, 1)
-                jnp::transpose(&v, Some(&[1, 0, 2])),
+                jnp::transpose(&v, [1, 0, 2]),
             )
         })
         .in_axes(2)
@@ -122,7 +133,7 @@ cases! {
     squeeze_expand_dims: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::squeeze(&v, Some(&[1])),
+                jnp::squeeze(&v, [1]),
                 // jnp.expand_dims(v, (0, 2)): one broadcast_in_dim, as JAX stages it.
                 lax::broadcast_in_dim(&v, &[1, 3, 1, 1, 4], &[1, 3, 4]),
                 jnp::squeeze(&v, None).index((Ellipsis, None)),
@@ -206,10 +217,10 @@ cases! {
         vmap(|v: Tensor| {
             vec![
                 v.sum(0),
-                jnp::max_keepdims(&v, 1),
+                jnp::max(&v, jnp::keepdims(1)),
                 v.min(None),
                 jnp::mean(&v, [0, 1]),
-                v.sum_keepdims(-1),
+                v.sum(jnp::keepdims(-1)),
                 jnp::min(&v, 0),
                 jnp::mean(&v, 1),
             ]
@@ -226,10 +237,10 @@ cases! {
     argmax_argmin: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::argmax(&v, Some(0)),
-                jnp::argmax(&v, Some(1)),
+                jnp::argmax(&v, 0),
+                jnp::argmax(&v, 1),
                 jnp::argmin(&v, None),
-                jnp::argmax_keepdims(&v, Some(1)),
+                jnp::argmax(&v, jnp::keepdims(1)),
             )
         })
         .in_axes(-1)
@@ -238,8 +249,8 @@ cases! {
     cumsum_variants: |a| leaves(
         vmap(|(v, k): T2| {
             (
-                jnp::cumsum(&v, Some(0)),
-                jnp::cumsum(&v, Some(1)),
+                jnp::cumsum(&v, 0),
+                jnp::cumsum(&v, 1),
                 jnp::cumsum(&v, None),
                 jnp::cumsum(&k, None),
                 cummax_1d(&k),
@@ -251,10 +262,10 @@ cases! {
     sort_variants: |a| leaves(
         vmap(|v: Tensor| {
             (
-                jnp::sort(&v, Some(0)),
-                jnp::sort(&v, Some(-1)),
+                jnp::sort(&v, 0),
+                jnp::sort(&v, -1),
                 argsort(&v, 0),
-                jnp::sort(&v.ravel(), Some(-1)),
+                jnp::sort(v.ravel(), -1),
             )
         })
         .in_axes(1)
@@ -380,7 +391,7 @@ cases! {
     );
     in_axes_int_for_all: |a| leaves(vmap(|(a, b): T2| &a * b + &a).in_axes(1).call(a2(a)));
     out_axes_1: |a| leaves(
-        vmap(|v: Tensor| jnp::sin(&v).matmul(&v.t())).out_axes(1).call(a[0].clone()),
+        vmap(|v: Tensor| jnp::sin(&v).matmul(v.t())).out_axes(1).call(a[0].clone()),
     );
     out_axes_neg1: |a| leaves(
         vmap(|(a, t): T2| a * t).in_axes((NO, 0)).out_axes(-1).call(a2(a)),
@@ -439,7 +450,7 @@ cases! {
     closure_captures_outer_tracer_array: |a| {
         let ys = a[1].clone();
         let outer = |x: Tensor| {
-            let nx = jnp::sqrt(&(&x * &x).sum(None));
+            let nx = jnp::sqrt((&x * &x).sum(None));
             vmap(|y: Tensor| jnp::dot(&x, &y) / &nx + y.index(0))
                 .call::<Tensor, Tensor>(ys.clone())
         };
@@ -550,6 +561,7 @@ jaxpr_cases!(
     binary_batched_vs_unbatched_lower_rank,
     binary_unbatched_higher_rank_vs_batched,
     binary_with_scalar,
+    bitwise_logical,
     broadcast_in_dim_variants,
     closure_captures_outer_tracer,
     closure_captures_outer_tracer_array,

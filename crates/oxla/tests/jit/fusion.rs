@@ -201,7 +201,7 @@ fn pairwise_l1_affinities_tile_and_agree_with_a_loop() {
     // across the first's, so the kernel walks tiles of the first inside the second.
     let (n, d) = (200, 2000);
     let x = random::normal(&random::key(21), &[n, d]);
-    let aff = |a: Tensor, b: Tensor| -jnp::sum(&jnp::abs(&(a - b)), None::<i32>);
+    let aff = |a: Tensor, b: Tensor| -jnp::sum(jnp::abs(&(a - b)), None);
     let pairwise = |x: Tensor| {
         let all = x.clone();
         vmap(move |a: Tensor| {
@@ -236,23 +236,23 @@ fn pairwise_sums_of_every_kind_agree_with_a_loop() {
         let kinds: [(&str, Pair, Scalar); 4] = [
             (
                 "l1",
-                |a, b| -jnp::sum(&jnp::abs(&(a - b)), None::<i32>),
+                |a, b| -jnp::sum(jnp::abs(&(a - b)), None),
                 |u, v| -(u - v).abs(),
             ),
             (
                 "l2 pow",
-                |a, b| jnp::sum(&lax::integer_pow(&(a - b), 2), None::<i32>),
+                |a, b| jnp::sum(lax::integer_pow(&(a - b), 2), None),
                 |u, v| (u - v) * (u - v),
             ),
             (
                 "l2 mul",
                 |a, b| {
                     let e = a - b;
-                    jnp::sum(&(&e * &e), None::<i32>)
+                    jnp::sum(&(&e * &e), None)
                 },
                 |u, v| (u - v) * (u - v),
             ),
-            ("dot", |a, b| jnp::sum(&(a * b), None::<i32>), |u, v| u * v),
+            ("dot", |a, b| jnp::sum(&(a * b), None), |u, v| u * v),
         ];
         for (name, f, g) in kinds {
             let pairwise = move |(x, y): (Tensor, Tensor)| {
@@ -333,4 +333,42 @@ fn a_gather_that_fills_reads_computed_indices_from_a_buffer() {
         compiled.to_vec::<f32>()[3].is_nan(),
         "index 7 is out of bounds: filled"
     );
+}
+
+#[test]
+fn bitwise_logical_and_comparison_lanes_agree_with_eager() {
+    let ints: Vec<i32> = (0..600).map(|k| k * 7919 % 1000 - 500).collect();
+    let a = Tensor::from_vec(ints.clone(), &[20, 30]);
+    let b = Tensor::from_vec(ints.iter().map(|v| v / 7).collect(), &[20, 30]);
+    let c = Tensor::from_vec(
+        ints.iter()
+            .map(|&v| (v as u32).wrapping_mul(2654435761))
+            .collect(),
+        &[20, 30],
+    );
+    let d = Tensor::from_vec(ints[..30].iter().map(|&v| (v * 31) as u32).collect(), &[30]);
+    type F = fn(&[Tensor]) -> Tensor;
+    let cases: [(&str, F); 6] = [
+        ("i32 & | ^", |a| (&a[0] & &a[1]) | (&a[0] ^ 5)),
+        ("i32 !", |a| !&a[0] ^ &a[1]),
+        ("u32 with a broadcast row", |a| (!&a[2] & &a[3]) | 7),
+        ("bool", |a| (!a[0].gt(&a[1]) & a[0].ne(0)) ^ a[1].le(3)),
+        ("bool with scalars", |a| {
+            (a[0].lt(0) | false) ^ (true & a[1].ge(-2))
+        }),
+        ("logical of ints", |a| {
+            jnp::logical_xor(&a[0], jnp::logical_not(&a[1])) | a[0].eq(&a[1])
+        }),
+    ];
+    let args = vec![a, b, c, d];
+    for (name, f) in cases {
+        let got = jit(|a: Vec<Tensor>| f(&a)).call(args.clone()).unwrap();
+        let want = f(&args);
+        assert_eq!(got.aval(), want.aval(), "{name}");
+        match want.dtype() {
+            DType::Bool => assert_eq!(got.to_vec::<bool>(), want.to_vec::<bool>(), "{name}"),
+            DType::I32 => assert_eq!(got.to_vec::<i32>(), want.to_vec::<i32>(), "{name}"),
+            _ => assert_eq!(got.to_vec::<u32>(), want.to_vec::<u32>(), "{name}"),
+        }
+    }
 }

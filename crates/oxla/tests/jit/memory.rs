@@ -42,7 +42,7 @@ fn results_take_the_buffers_of_values_that_die() {
         let b = jnp::matmul(&a, &x);
         // `b` lives on, so `c` takes `a`'s buffer, freed the step before.
         let c = &b + 1.0;
-        let s = jnp::sort(&c, Some(-1));
+        let s = jnp::sort(&c, -1);
         // `b`, `c` and `s` are read where the result is written and die here: the result
         // takes one of their buffers.
         jnp::exp(&(&c * 0.01)) + s + b
@@ -149,14 +149,14 @@ fn memory_child(program: &str) {
             measure(f, args)
         }
         "matmuls" => {
-            let f = |x: Tensor| jnp::matmul(&jnp::matmul(&x, &x), &jnp::tanh(&x)).sum(None);
+            let f = |x: Tensor| jnp::matmul(jnp::matmul(&x, &x), jnp::tanh(&x)).sum(None);
             measure(f, random::normal(&random::key(0), &[2000, 2000]))
         }
         _ => {
             // Stored intermediates: a sort and a cumsum run alone, so their inputs exist.
             let f = |x: Tensor| {
-                let s = jnp::sort(&(jnp::exp(&x) * 2.0), Some(0));
-                jnp::cumsum(&s, Some(0)) + jnp::sin(&x)
+                let s = jnp::sort(&(jnp::exp(&x) * 2.0), 0);
+                jnp::cumsum(&s, 0) + jnp::sin(&x)
             };
             measure(f, random::normal(&random::key(1), &[4_000_000]))
         }

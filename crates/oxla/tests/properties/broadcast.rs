@@ -200,7 +200,7 @@ proptest! {
         let want: Vec<Option<f64>> =
             x.array().to_f64_vec().iter().map(|&v| Some(wrap(v + k as f64, d))).collect();
         expect_values(&got, d, &want, x.shape(), &k);
-        let got = jit(|a| 0.5f32 * &a[0], from_ref(&x));
+        let got = jit(|a| 0.5 * &a[0], from_ref(&x));
         let d = if x.dtype().is_float() { x.dtype() } else { DType::F32 };
         let want: Vec<Option<f64>> =
             x.array().to_f64_vec().iter().map(|&v| Some(v * 0.5)).collect();

@@ -141,17 +141,17 @@ proptest! {
                     let t = &a[0];
                     match (name, keepdims, all) {
                         ("sum", false, false) => jnp::sum(t, &axes[..]),
-                        ("sum", true, false) => jnp::sum_keepdims(t, &axes[..]),
+                        ("sum", true, false) => jnp::sum(t, jnp::keepdims(&axes[..])),
                         ("max", false, false) => jnp::max(t, &axes[..]),
-                        ("max", true, false) => jnp::max_keepdims(t, &axes[..]),
+                        ("max", true, false) => jnp::max(t, jnp::keepdims(&axes[..])),
                         ("min", false, false) => jnp::min(t, &axes[..]),
-                        ("min", true, false) => jnp::min_keepdims(t, &axes[..]),
-                        ("sum", false, true) => t.sum(None::<i32>),
-                        ("sum", true, true) => t.sum_keepdims(None::<i32>),
-                        ("max", false, true) => t.max(None::<i32>),
-                        ("max", true, true) => jnp::max_keepdims(t, None::<i32>),
-                        ("min", false, true) => t.min(None::<i32>),
-                        _ => jnp::min_keepdims(t, None::<i32>),
+                        ("min", true, false) => jnp::min(t, jnp::keepdims(&axes[..])),
+                        ("sum", false, true) => t.sum(None),
+                        ("sum", true, true) => t.sum(jnp::keepdims(None)),
+                        ("max", false, true) => t.max(None),
+                        ("max", true, true) => jnp::max(t, jnp::keepdims(None)),
+                        ("min", false, true) => t.min(None),
+                        _ => jnp::min(t, jnp::keepdims(None)),
                     }
                 };
                 let got = jit(run, from_ref(&x));
@@ -246,8 +246,8 @@ proptest! {
             expect(&got, &want, &out_shape, &(op, at));
             let kept = jit(
                 |a| match op {
-                    ArgOp::Max => jnp::argmax_keepdims(&a[0], at),
-                    ArgOp::Min => jnp::argmin_keepdims(&a[0], at),
+                    ArgOp::Max => jnp::argmax(&a[0], jnp::keepdims(at)),
+                    ArgOp::Min => jnp::argmin(&a[0], jnp::keepdims(at)),
                 },
                 from_ref(&x),
             );
@@ -289,7 +289,7 @@ proptest! {
         };
         if let Some(&a) = axes.first() {
             let axis = a.rem_euclid(shape.len() as isize) as usize;
-            let got = jit(|t| jnp::cumsum(&t[0], Some(a)), from_ref(&x));
+            let got = jit(|t| jnp::cumsum(&t[0], a), from_ref(&x));
             expect_values(&got, out_dtype, &run_ref(axis, false), &shape, &a);
             if x.dtype() != DType::Bool {
                 let got = jit(|t| lax::cumsum(&t[0], axis, reverse), from_ref(&x));

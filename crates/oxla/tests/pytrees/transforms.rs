@@ -158,7 +158,7 @@ fn scan_carries_a_struct() {
     }
     let (xs, ys) = batch(6);
     let p = mlp(5);
-    let zeros = oxla::tree::tree_map(jnp::zeros_like, &p);
+    let zeros = oxla::tree::tree_map(|t| jnp::zeros_like(t), &p);
     let step = |(s, (x, y)): (State, (Tensor, Tensor))| {
         let g: Mlp = grad(loss).call((s.params.clone(), x.clone(), y.clone()));
         let velocity = tree_map2(|v, g| v * 0.9 + g, &s.velocity, &g);

@@ -321,7 +321,7 @@ mod tests {
         let mut out = Vec::new();
         let elementwise = jit(|(x, y): (Tensor, Tensor)| {
             let z = jnp::tanh(&(&x * 0.1)) + jnp::exp(&(&x * 0.2)) * &y;
-            nn::sigmoid(&z) + jnp::log1p(&jnp::abs(&z)) + jnp::sqrt(&jnp::abs(&x))
+            nn::sigmoid(&z) + jnp::log1p(jnp::abs(&z)) + jnp::sqrt(jnp::abs(&x))
         });
         out.push(elementwise.call((x.clone(), y.clone())).unwrap());
         // Reductions along each axis and over everything, a row softmax (rows per block) and
@@ -334,17 +334,17 @@ mod tests {
         });
         let (rows, cols, all) = reductions.call(x.clone()).unwrap();
         out.extend([rows, cols, all]);
-        out.push(nn::softmax(&data(2, &[500, 10]), 1));
+        out.push(nn::softmax(data(2, &[500, 10]), 1));
         let moved = jit(|x: Tensor| {
-            let t = jnp::pad(&x.transpose(&[1, 0]), &[(1, 2), (0, 3)], 0.5);
+            let t = jnp::pad(x.transpose([1, 0]), &[(1, 2), (0, 3)], 0.5);
             jnp::concatenate(&[t.clone(), &t * 2.0], 0).sum(1)
         });
         out.push(moved.call(x.clone()).unwrap());
         // Skinny products: few columns of either layout, few terms.
         let products = jit(|(x, w, v, p): (Tensor, Tensor, Tensor, Tensor)| {
             let by_rows = jnp::matmul(&x, &w);
-            let by_columns = jnp::matmul(&x.transpose(&[1, 0]), &v);
-            let few_terms = jnp::matmul(&p, &w.transpose(&[1, 0]));
+            let by_columns = jnp::matmul(x.transpose([1, 0]), &v);
+            let few_terms = jnp::matmul(&p, w.transpose([1, 0]));
             (by_rows, by_columns, few_terms)
         });
         let ws = (

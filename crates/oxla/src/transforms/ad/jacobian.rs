@@ -306,7 +306,7 @@ fn stacked_bases(ts: &[Tensor]) -> Vec<Tensor> {
         .map(|(t, off)| {
             let mut shape = vec![n];
             shape.extend_from_slice(t.shape());
-            jnp::astype(&rows(&eye, 1, off, off + t.size()), t.dtype()).reshape(&shape)
+            jnp::astype(rows(&eye, 1, off, off + t.size()), t.dtype()).reshape(&shape)
         })
         .collect()
 }
