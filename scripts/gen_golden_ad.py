@@ -160,6 +160,22 @@ def grad_pow(x, y):
     return jax.grad(lambda x, y: jnp.sum(x ** y), argnums=(0, 1))(x, y)
 
 
+@case("grad_pow_zero",
+      "grads of sum(x ** y) at x = 0 with float y (w.r.t. x and y) and integer y (w.r.t. x)",
+      lambda rng: [np.array([0, 0, 0, 0, 0, 1.5, 2.0, 0.5], np.float32),
+                   np.array([0, 1, 2, 0.5, -1, 2, -1, 0.5], np.float32),
+                   np.array([0, 0, 0, 0, 1.5, -2.0, 0.5], np.float32),
+                   np.array([0, 1, 2, -1, 3, 2, -1], np.int32)],
+      note="an integer exponent stays i32 (`pow a b` with b:i32): d/dx is 0 where y = 0 and "
+           "y * x**(y-1) elsewhere (1 at 0**1, -inf at 0**-1); a float exponent gives "
+           "y * x**(y-1) everywhere: NaN at 0**0, inf at 0**0.5; d/dy at x = 0 is "
+           "log(1) * x**y: 0, or NaN where x**y is inf.")
+def grad_pow_zero(x, y, xi, yi):
+    g_float = jax.grad(lambda x, y: jnp.sum(x ** y), argnums=(0, 1))(x, y)
+    g_int = jax.grad(lambda x: jnp.sum(x ** yi))(xi)
+    return g_float, g_int
+
+
 @case("grad_div", "grad of sum(x / y) w.r.t. x and y",
       lambda rng: [f32(rng, (3, 4)), nonzero_f32(rng, (3, 4))])
 def grad_div(x, y):

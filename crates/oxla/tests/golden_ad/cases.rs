@@ -40,6 +40,11 @@ cases! {
         g1(|x| sum(&jnp::power(&x, -2)), &a[0]),
     ];
     grad_pow: |a| leaves(g2(|(x, y)| sum(&jnp::power(&x, &y)), &a[0], &a[1]));
+    grad_pow_zero: |a| {
+        let mut out = leaves(g2(|(x, y)| sum(&jnp::power(&x, &y)), &a[0], &a[1]));
+        out.push(g1(|x| sum(&jnp::power(&x, &a[3])), &a[2]));
+        out
+    };
     grad_div: |a| leaves(g2(|(x, y)| sum(&(x / y)), &a[0], &a[1]));
     grad_maximum_minimum_ties: |a| {
         let w = &a[2];
