@@ -875,6 +875,21 @@ def seed002_squared_error_batch(w, b, x, y_true):
     return squared_error((w, b), x, y_true)
 
 
+# control flow
+@case("scan_no_xs", lambda rng: [f32(rng, (3,)), f32(rng, (3,))],
+      note="lax.scan with xs=None and length=5: each step's x is None; ys stacks c*c.")
+def scan_no_xs(c, w):
+    return lax.scan(lambda c, _: (jnp.sin(c) * w + 0.5 * c, c * c), c, None, length=5)
+
+
+@case("scan_no_xs_reverse_unroll", lambda rng: [f32(rng, (2, 3))],
+      note="lax.scan(f, c, None, length=4, reverse=True, unroll=2): the steps in reverse, "
+           "ys in step order; unroll is a parameter only.")
+def scan_no_xs_reverse_unroll(c):
+    return lax.scan(lambda c, _: (jnp.cos(c) + 1.0, jnp.sum(c, axis=1)), c, None, length=4,
+                    reverse=True, unroll=2)
+
+
 # transformations (extra goldens; values for vmap / grad compositions)
 @case("transform_vmap_seed004_f", lambda rng: [f32(rng, (10, 100))], helpers=(seed004_f,))
 def transform_vmap_seed004_f(x):

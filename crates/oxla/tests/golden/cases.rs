@@ -260,6 +260,24 @@ cases! {
     seed002_squared_error_batch: |a| vec![
         seeds::squared_error(&(a[0].clone(), a[1].clone()), &a[2], &a[3]),
     ];
+    // ---- control flow
+    scan_no_xs: |a| {
+        let w = &a[1];
+        let (c, ys): (Tensor, Tensor) =
+            lax::scan(|(c, ()): (Tensor, ())| (jnp::sin(&c) * w + 0.5 * &c, &c * &c), a[0].clone(), ())
+                .length(5)
+                .call();
+        vec![c, ys]
+    };
+    scan_no_xs_reverse_unroll: |a| {
+        let step = |(c, ()): (Tensor, ())| (jnp::cos(&c) + 1.0, c.sum(1));
+        let (c, ys): (Tensor, Tensor) = lax::scan(step, a[0].clone(), ())
+            .length(4)
+            .reverse(true)
+            .unroll(2)
+            .call();
+        vec![c, ys]
+    };
     transform_vmap_seed004_f [sum]: |a| vec![vmap(seeds::outer_sum).call(a[0].clone()).unwrap()];
     transform_vmap_memory_test1 [sum]: |a| vec![
         vmap(|(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 1))
