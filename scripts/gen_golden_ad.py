@@ -349,6 +349,39 @@ def grad_scatter_add(x, idx, v, w, x2, idx2, v2, w2):
     return g1, g2
 
 
+AT_I = np.array([1, 4, 1, -1, 7, 4], np.int32)
+
+
+@case("grad_at_set", "grads of sum(sin(x.at[i].set(v)) * w) w.r.t. (x, v): repeated and out-of-bounds i",
+      lambda rng: [f32(rng, (6,)), AT_I, f32(rng, (6,)), f32(rng, (6,)), f32(rng, (4, 5)),
+                   f32(rng, (2, 3)), f32(rng, (4, 5))],
+      note="x's cotangent is zero where an update lands; with repeated indices only the update "
+           "that was written (the last, on CPU) gets a cotangent; index 7 is dropped.")
+def grad_at_set(x, i, v, w, x2, v2, w2):
+    g1 = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].set(v)) * w), argnums=(0, 1))(x, v)
+    g2 = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[1::2, 1:4].set(v)) * w2), argnums=(0, 1))(x2, v2)
+    return g1, g2
+
+
+@case("grad_at_min_max", "grads of sum(sin(x.at[i].min(v)) * w) and of .max w.r.t. (x, v), with ties",
+      lambda rng: [np.array([0.5, -1.0, 2.0, 0.25, 1.5, -0.5], np.float32), AT_I,
+                   np.array([0.5, 3.0, -2.0, 0.0, 1.0, 1.5], np.float32), f32(rng, (6,))],
+      note="x[1] = 0.5 ties update 0 (both share the tangent); x[4] = 1.5 ties update 5.")
+def grad_at_min_max(x, i, v, w):
+    gmin = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].min(v)) * w), argnums=(0, 1))(x, v)
+    gmax = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].max(v)) * w), argnums=(0, 1))(x, v)
+    return gmin, gmax
+
+
+@case("grad_at_mul_add", "grads of sum(sin(x.at[i].mul(v)) * w) w.r.t. x, and of .add w.r.t. (x, v)",
+      lambda rng: [f32(rng, (6,)), AT_I, f32(rng, (6,)), f32(rng, (6,))],
+      note="JAX differentiates scatter-mul w.r.t. the updates only with unique_indices=True.")
+def grad_at_mul_add(x, i, v, w):
+    gmul = jax.grad(lambda x: jnp.sum(jnp.sin(x.at[i].mul(v)) * w))(x)
+    gadd = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].add(v)) * w), argnums=(0, 1))(x, v)
+    return gmul, gadd
+
+
 @case("grad_log_softmax", "grads of sum(y * log_softmax(x, axis=-1)) and of sum(logsumexp(x, axis=1))",
       lambda rng: [f32(rng, (3, 5), -3.0, 3.0), f32(rng, (3, 5), 0.0, 1.0)])
 def grad_log_softmax(x, y):

@@ -2,11 +2,12 @@
 //! input tangents (`None`: a symbolic zero). Rules emit primitives in the current
 //! interpreter, so their results can be traced, batched and differentiated again.
 
+use super::scatter_ad::Scatter;
 use crate::array::DType;
 use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
-use crate::prims::{BinaryOp, ReduceOp, UnaryOp};
+use crate::prims::{BinaryOp, ReduceOp, ScatterOp, UnaryOp};
 
 pub(crate) type Tangents = Vec<Option<Tensor>>;
 
@@ -314,7 +315,9 @@ pub(crate) fn jvp(
                 vec![Some(lin(prim, &ins).remove(0))]
             }
         }
-        Prim::ScatterAdd { .. } => {
+        Prim::Scatter {
+            op: ScatterOp::Add, ..
+        } => {
             if tangents[0].is_none() && tangents[2].is_none() {
                 vec![None]
             } else {
@@ -322,6 +325,18 @@ pub(crate) fn jvp(
                     lin(prim, &[zero_of(0), primals[1].clone(), zero_of(2)]).remove(0),
                 )]
             }
+        }
+        Prim::Scatter { op, dims, mode } => {
+            let s = Scatter {
+                op: *op,
+                dims,
+                mode: *mode,
+                x,
+                idx: &primals[1],
+                upd: &primals[2],
+                out: &outs[0],
+            };
+            vec![s.jvp(tangents[0].clone(), tangents[2].clone())]
         }
         Prim::Sort {
             dimension,

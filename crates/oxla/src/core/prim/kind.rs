@@ -125,7 +125,7 @@ impl Prim {
             | Prim::DotGeneral { .. }
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
-            | Prim::ScatterAdd { .. }
+            | Prim::Scatter { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_) => Kind::Alone,
