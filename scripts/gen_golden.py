@@ -910,6 +910,59 @@ def seed002_squared_error_batch(w, b, x, y_true):
     return squared_error((w, b), x, y_true)
 
 
+# x.at[idx]: functional updates, repeated and out-of-bounds indices
+AT_IDX = np.array([1, 4, 1, -1, 7, -8, 4], np.int32)
+
+
+@case("at_updates_1d", lambda rng: [f32(rng, (6,)), AT_IDX, f32(rng, (7,))],
+      note="index 1 and 4 repeat (set: the last update wins on CPU), -1 is 5, 7 and -8 are out "
+           "of bounds (dropped by default, clamped with mode='clip').")
+def at_updates_1d(x, i, v):
+    return (x.at[i].set(v), x.at[i].add(v), x.at[i].mul(v), x.at[i].min(v), x.at[i].max(v),
+            x.at[i].set(v, mode="clip"), x.at[i].add(v, mode="clip"), x.at[i].add(v, mode="drop"),
+            x.at[i].set(v, mode="promise_in_bounds"), x.at[2].set(9.0), x.at[-9].add(1.0))
+
+
+@case("at_get_modes", lambda rng: [f32(rng, (6,)), AT_IDX],
+      note="get's default is promise_in_bounds (clamps on CPU); fill gives NaN or fill_value.")
+def at_get_modes(x, i):
+    return (x.at[i].get(), x.at[i].get(mode="clip"), x.at[i].get(mode="fill"),
+            x.at[i].get(mode="fill", fill_value=-1.0), x.at[i].get(mode="drop"))
+
+
+@case("at_updates_2d",
+      lambda rng: [f32(rng, (4, 5)), np.array([3, 0, 3, -1], np.int32), f32(rng, (4, 3)),
+                   np.array([2, 5, 0], np.int32), f32(rng, (3, 3))],
+      note="arrays with slices, strided slices, ellipsis and new axes, broadcast arrays; "
+           "rows 3 repeat, column 5 is out of bounds.")
+def at_updates_2d(x, r, v, c, w):
+    return (x.at[r, 1:4].set(v), x.at[:, ::2].add(1.0), x.at[..., None, 2].mul(3.0),
+            x.at[1].max(0.0), x.at[r[:3, None], c].min(w), x.at[::-2, 3].set(-1.0),
+            x.at[r[:3, None], c].get(mode="fill", fill_value=0.0))
+
+
+@case("at_updates_i32",
+      lambda rng: [np.array([5, -3, 0, 7, 2], np.int32), np.array([0, 3, 3, 9, -2], np.int32),
+                   np.array([4, -8, 11, 1, 6], np.int32)])
+def at_updates_i32(x, i, v):
+    return x.at[i].set(v), x.at[i].add(v), x.at[i].mul(v), x.at[i].min(v), x.at[i].max(v)
+
+
+# control flow
+@case("scan_no_xs", lambda rng: [f32(rng, (3,)), f32(rng, (3,))],
+      note="lax.scan with xs=None and length=5: each step's x is None; ys stacks c*c.")
+def scan_no_xs(c, w):
+    return lax.scan(lambda c, _: (jnp.sin(c) * w + 0.5 * c, c * c), c, None, length=5)
+
+
+@case("scan_no_xs_reverse_unroll", lambda rng: [f32(rng, (2, 3))],
+      note="lax.scan(f, c, None, length=4, reverse=True, unroll=2): the steps in reverse, "
+           "ys in step order; unroll is a parameter only.")
+def scan_no_xs_reverse_unroll(c):
+    return lax.scan(lambda c, _: (jnp.cos(c) + 1.0, jnp.sum(c, axis=1)), c, None, length=4,
+                    reverse=True, unroll=2)
+
+
 # transformations (extra goldens; values for vmap / grad compositions)
 @case("transform_vmap_seed004_f", lambda rng: [f32(rng, (10, 100))], helpers=(seed004_f,))
 def transform_vmap_seed004_f(x):

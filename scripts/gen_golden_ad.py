@@ -160,6 +160,22 @@ def grad_pow(x, y):
     return jax.grad(lambda x, y: jnp.sum(x ** y), argnums=(0, 1))(x, y)
 
 
+@case("grad_pow_zero",
+      "grads of sum(x ** y) at x = 0 with float y (w.r.t. x and y) and integer y (w.r.t. x)",
+      lambda rng: [np.array([0, 0, 0, 0, 0, 1.5, 2.0, 0.5], np.float32),
+                   np.array([0, 1, 2, 0.5, -1, 2, -1, 0.5], np.float32),
+                   np.array([0, 0, 0, 0, 1.5, -2.0, 0.5], np.float32),
+                   np.array([0, 1, 2, -1, 3, 2, -1], np.int32)],
+      note="an integer exponent stays i32 (`pow a b` with b:i32): d/dx is 0 where y = 0 and "
+           "y * x**(y-1) elsewhere (1 at 0**1, -inf at 0**-1); a float exponent gives "
+           "y * x**(y-1) everywhere: NaN at 0**0, inf at 0**0.5; d/dy at x = 0 is "
+           "log(1) * x**y: 0, or NaN where x**y is inf.")
+def grad_pow_zero(x, y, xi, yi):
+    g_float = jax.grad(lambda x, y: jnp.sum(x ** y), argnums=(0, 1))(x, y)
+    g_int = jax.grad(lambda x: jnp.sum(x ** yi))(xi)
+    return g_float, g_int
+
+
 @case("grad_div", "grad of sum(x / y) w.r.t. x and y",
       lambda rng: [f32(rng, (3, 4)), nonzero_f32(rng, (3, 4))])
 def grad_div(x, y):
@@ -337,6 +353,39 @@ def grad_scatter_add(x, idx, v, w, x2, idx2, v2, w2):
     g1 = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[idx].add(v)) * w), argnums=(0, 1))(x, v)
     g2 = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[idx2].add(v)) * w2), argnums=(0, 1))(x2, v2)
     return g1, g2
+
+
+AT_I = np.array([1, 4, 1, -1, 7, 4], np.int32)
+
+
+@case("grad_at_set", "grads of sum(sin(x.at[i].set(v)) * w) w.r.t. (x, v): repeated and out-of-bounds i",
+      lambda rng: [f32(rng, (6,)), AT_I, f32(rng, (6,)), f32(rng, (6,)), f32(rng, (4, 5)),
+                   f32(rng, (2, 3)), f32(rng, (4, 5))],
+      note="x's cotangent is zero where an update lands; with repeated indices only the update "
+           "that was written (the last, on CPU) gets a cotangent; index 7 is dropped.")
+def grad_at_set(x, i, v, w, x2, v2, w2):
+    g1 = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].set(v)) * w), argnums=(0, 1))(x, v)
+    g2 = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[1::2, 1:4].set(v)) * w2), argnums=(0, 1))(x2, v2)
+    return g1, g2
+
+
+@case("grad_at_min_max", "grads of sum(sin(x.at[i].min(v)) * w) and of .max w.r.t. (x, v), with ties",
+      lambda rng: [np.array([0.5, -1.0, 2.0, 0.25, 1.5, -0.5], np.float32), AT_I,
+                   np.array([0.5, 3.0, -2.0, 0.0, 1.0, 1.5], np.float32), f32(rng, (6,))],
+      note="x[1] = 0.5 ties update 0 (both share the tangent); x[4] = 1.5 ties update 5.")
+def grad_at_min_max(x, i, v, w):
+    gmin = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].min(v)) * w), argnums=(0, 1))(x, v)
+    gmax = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].max(v)) * w), argnums=(0, 1))(x, v)
+    return gmin, gmax
+
+
+@case("grad_at_mul_add", "grads of sum(sin(x.at[i].mul(v)) * w) w.r.t. x, and of .add w.r.t. (x, v)",
+      lambda rng: [f32(rng, (6,)), AT_I, f32(rng, (6,)), f32(rng, (6,))],
+      note="JAX differentiates scatter-mul w.r.t. the updates only with unique_indices=True.")
+def grad_at_mul_add(x, i, v, w):
+    gmul = jax.grad(lambda x: jnp.sum(jnp.sin(x.at[i].mul(v)) * w))(x)
+    gadd = jax.grad(lambda x, v: jnp.sum(jnp.sin(x.at[i].add(v)) * w), argnums=(0, 1))(x, v)
+    return gmul, gadd
 
 
 @case("grad_log_softmax", "grads of sum(y * log_softmax(x, axis=-1)) and of sum(logsumexp(x, axis=1))",

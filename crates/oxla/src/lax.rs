@@ -6,6 +6,6 @@
 //! caller's source line in the traced equation.
 
 pub use crate::control::{
-    cond, fori_loop, lax_map as map, scan, scan_reverse, switch, while_loop, LaxMap,
+    cond, fori_loop, lax_map as map, scan, scan_reverse, switch, while_loop, LaxMap, Scan,
 };
 pub use crate::ops::*;

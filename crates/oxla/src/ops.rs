@@ -8,7 +8,9 @@ use std::panic::Location;
 
 use crate::array::{DType, Shape};
 use crate::core::{bind, Prim, Tensor};
-use crate::prims::{ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, UnaryOp};
+use crate::prims::{
+    ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
+};
 
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {
@@ -294,8 +296,23 @@ pub fn scatter_add(
     dims: ScatterDims,
     mode: GatherMode,
 ) -> Tensor {
+    scatter(ScatterOp::Add, x, indices, updates, dims, mode)
+}
+
+/// XLA's scatter family: `op` combines each update with the value in place (`Replace` is
+/// `lax.scatter`, the others `lax.scatter_add`, `_mul`, `_min`, `_max`); updates at one
+/// place apply in order.
+#[track_caller]
+pub fn scatter(
+    op: ScatterOp,
+    x: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    dims: ScatterDims,
+    mode: GatherMode,
+) -> Tensor {
     bind1(
-        Prim::ScatterAdd { dims, mode },
+        Prim::Scatter { op, dims, mode },
         &[x.clone(), indices.clone(), updates.clone()],
     )
 }

@@ -119,13 +119,14 @@ fn a_refused_eager_allocation_panics_at_the_users_line() {
     assert!(msg.contains(&format!("{bytes} bytes failed")), "{msg}");
     assert!(msg.contains(&format!("alloc_failure.rs:{line}")), "{msg}");
     // An eager loop, whose body runs as a compiled program, refuses the same way.
-    let line = line!() + 2;
+    let line = line!() + 7;
     let ys = AssertUnwindSafe(|| {
         oxla::control::scan(
             |(c, r): (Tensor, Tensor)| (c, jnp::broadcast_to(&r, &[bytes / 8])),
             jnp::zeros(&[]),
             x.clone(),
         )
+        .call::<Tensor>()
     });
     let msg = panic_message(catch_unwind(ys).expect_err("refused inside the loop"));
     assert!(msg.contains("bytes failed"), "{msg}");

@@ -27,7 +27,7 @@ fn cell(w: &Tensor) -> impl Fn((Tensor, Tensor)) -> (Tensor, Tensor) + '_ {
 
 /// The scan of `cell`, and the same loop unrolled.
 fn rnn((w, h, xs): (Tensor, Tensor, Tensor)) -> (Tensor, Tensor) {
-    lax::scan(cell(&w), h, xs)
+    lax::scan(cell(&w), h, xs).call()
 }
 
 fn rnn_unrolled((w, h, xs): (Tensor, Tensor, Tensor)) -> (Tensor, Tensor) {
@@ -71,7 +71,8 @@ fn scan_stages_one_primitive_and_reverse_runs_backwards() {
         |(c, x): (Tensor, Tensor)| (&c + &x, &c * 1.0),
         Tensor::scalar(0.0f32),
         xs,
-    );
+    )
+    .call();
     assert_eq!(c.item(), 6.0);
     // Reverse: step 3 sees carry 0, step 2 carry 3, step 1 carry 5, step 0 carry 6.
     assert_eq!(ys.to_vec::<f32>(), vec![6.0, 5.0, 3.0, 0.0]);
@@ -337,4 +338,82 @@ fn while_loop_runs_batches_per_lane_and_differentiates_forward() {
         .or_else(|| msg.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default();
     assert!(msg.contains("fori_loop"), "{msg}");
+}
+
+/// `lax.scan(f, c, None, length=5)` capturing `w`: `c' = sin(c) * w + c / 2`, emitting `c * c`.
+fn no_xs((w, c): (Tensor, Tensor)) -> (Tensor, Tensor) {
+    let step = |(c, ()): (Tensor, ())| (jnp::sin(&c) * &w + 0.5 * &c, &c * &c);
+    lax::scan(step, c, ()).length(5).call()
+}
+
+fn no_xs_unrolled((w, mut c): (Tensor, Tensor)) -> (Tensor, Tensor) {
+    let mut ys = vec![];
+    for _ in 0..5 {
+        ys.push(&c * &c);
+        c = jnp::sin(&c) * &w + 0.5 * &c;
+    }
+    (c, jnp::stack(&ys, 0))
+}
+
+#[test]
+fn scan_with_no_xs_runs_length_steps_under_every_transform() {
+    let (w, c) = (normal(8, &[3]), normal(9, &[3]));
+    let (h, ys) = no_xs((w.clone(), c.clone()));
+    let (uh, uys) = no_xs_unrolled((w.clone(), c.clone()));
+    close(&h, &uh);
+    close(&ys, &uys);
+    let (jh, jys) = jit(no_xs).call((w.clone(), c.clone())).unwrap();
+    close(&jh, &uh);
+    close(&jys, &uys);
+    // unroll is a hint: the same bits.
+    let step = |(c, ()): (Tensor, ())| (jnp::sin(&c) * &w + 0.5 * &c, &c * &c);
+    let (rh, rys): (Tensor, Tensor) = lax::scan(step, c.clone(), ()).length(5).unroll(2).call();
+    assert_eq!(rh.to_vec::<f32>(), h.to_vec::<f32>());
+    assert_eq!(rys.to_vec::<f32>(), ys.to_vec::<f32>());
+    // vmap over the carry, and over the captured weight, against loops.
+    let (cs, ws) = (normal(10, &[4, 3]), normal(11, &[4, 3]));
+    let (bh, bys): (Tensor, Tensor) = vmap(|c: Tensor| no_xs((w.clone(), c))).call(cs.clone());
+    let (wh, wys): (Tensor, Tensor) = vmap(|w: Tensor| no_xs((w, c.clone()))).call(ws.clone());
+    for b in 0..4 {
+        let (h, ys) = no_xs_unrolled((w.clone(), cs.index(b)));
+        close(&bh.index(b), &h);
+        close(&bys.index(b), &ys);
+        let (h, ys) = no_xs_unrolled((ws.index(b), c.clone()));
+        close(&wh.index(b), &h);
+        close(&wys.index(b), &ys);
+    }
+    // grad against the loop's, eagerly and under jit, and central differences.
+    let loss = |f: fn((Tensor, Tensor)) -> (Tensor, Tensor)| {
+        move |a| -> Tensor {
+            let (h, ys) = f(a);
+            h.sum(None) + ys.sum(None)
+        }
+    };
+    let args = (w.clone(), c.clone());
+    let g: (Tensor, Tensor) = grad(loss(no_xs)).argnums([0, 1]).call(args.clone());
+    let u: (Tensor, Tensor) = grad(loss(no_xs_unrolled))
+        .argnums([0, 1])
+        .call(args.clone());
+    close(&g.0, &u.0);
+    close(&g.1, &u.1);
+    let jg = jit(|a| -> (Tensor, Tensor) { grad(loss(no_xs)).argnums([0, 1]).call(a) })
+        .call(args)
+        .unwrap();
+    close(&jg.0, &u.0);
+    close(&jg.1, &u.1);
+    // Central differences in f64.
+    let (w64, eps) = (w.astype(oxla::DType::F64), 1e-5);
+    for k in 0..3 {
+        let bump = |s: f64| {
+            let mut v: Vec<f64> = c.to_vec::<f32>().into_iter().map(f64::from).collect();
+            v[k] += s;
+            loss(no_xs)((w64.clone(), Tensor::from_vec(v, &[3]))).item()
+        };
+        let fd = (bump(eps) - bump(-eps)) / (2.0 * eps);
+        let got = f64::from(g.1.to_vec::<f32>()[k]);
+        assert!(
+            (fd - got).abs() <= 2e-2 * (1.0 + fd.abs()),
+            "{k}: {fd} vs {got}"
+        );
+    }
 }

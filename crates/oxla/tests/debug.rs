@@ -253,7 +253,7 @@ fn body((c, x): (Tensor, Tensor)) -> (Tensor, Tensor) {
 fn scan_prints_at_every_step_eagerly_and_under_jit() {
     let expected = "c=1.0 x=1.0\nc=1.0 x=2.0\nc=2.0 x=3.0\n";
     let xs = vec1(&[1.0, 2.0, 3.0]);
-    let run = |xs: Tensor| lax::scan(body, Tensor::scalar(1.0f32), xs).0;
+    let run = |xs: Tensor| lax::scan(body, Tensor::scalar(1.0f32), xs).call().0;
     let (_, out) = debug::capture(|| run(xs.clone()));
     assert_eq!(out, expected);
     let (_, out) = debug::capture(|| jit(run).call(xs.clone()).unwrap());
@@ -267,7 +267,7 @@ fn scan_prints_at_every_step_eagerly_and_under_jit() {
 
 #[test]
 fn vmap_of_scan_prints_each_step_per_example() {
-    let run = |xs: Tensor| lax::scan(body, Tensor::scalar(1.0f32), xs).0;
+    let run = |xs: Tensor| lax::scan(body, Tensor::scalar(1.0f32), xs).call().0;
     let (_, out) = debug::capture(|| vmap(run).call(jnp::arange(4.0).reshape(&[2, 2])));
     assert_eq!(out, "c=1.0 x=0.0\nc=1.0 x=2.0\nc=0.0 x=1.0\nc=2.0 x=3.0\n");
 }

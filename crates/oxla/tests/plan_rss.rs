@@ -159,7 +159,7 @@ const CASES: &[(&str, Measure)] = &[
                     let c = &c * 0.5 + jnp::tanh(&x);
                     (c.clone(), &c * 2.0)
                 };
-                lax::scan(step, init, xs)
+                lax::scan(step, init, xs).call()
             },
             xs,
         )

@@ -12,7 +12,7 @@ pub(crate) mod scan;
 pub(crate) mod while_loop;
 
 pub use cond::{cond, switch, CondSpec};
-pub use scan::{fori_loop, scan, scan_reverse, ScanSpec};
+pub use scan::{fori_loop, scan, scan_reverse, Scan, ScanSpec};
 pub use while_loop::{while_loop, WhileSpec};
 
 use std::panic::Location;

@@ -55,7 +55,9 @@ pub fn divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
 
 /// `x ** y`, as `jnp.power` computes it: `integer_pow` for an integer (or bool) scalar
 /// exponent; for integer (or bool) operands, JAX's binary exponentiation over the exponent's
-/// low six bits, in the integer dtype (wrapping); else `pow` in floating point.
+/// low six bits, in the integer dtype (wrapping); for a float base and an integer tensor
+/// exponent, `pow` keeping the exponent's dtype (its derivative at `y` = 0 is 0, as in JAX);
+/// else `pow` in floating point.
 #[track_caller]
 pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
@@ -83,6 +85,14 @@ pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
         };
         let t = promote_to("power", &ops, dtype);
         return pow_int_int(&t[0], &t[1]);
+    }
+    if let [x, Operand::Tensor(y)] = &ops {
+        if x.dtype().is_float() && y.dtype().is_int() {
+            // A float base keeps an integer exponent's dtype, for `pow`'s derivative at
+            // y = 0 (JAX's case 3; JAX also stages the exponent's conversion, unused).
+            let t = promote_shapes("power", vec![x.to_tensor_in("power", dtype), y.clone()]);
+            return lax::pow(&t[0], &t[1]);
+        }
     }
     let t = promote_to("power", &ops, dtype);
     lax::pow(&t[0], &t[1])

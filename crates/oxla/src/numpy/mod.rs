@@ -44,7 +44,7 @@ pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
 pub use elementwise::*;
-pub use index::{ix_, s, Ellipsis, Index, IndexItem, NewAxis, Slice};
+pub use index::{ix_, s, At, AtMode, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use matrix_products::{dot, matmul};
 pub use ops::Dim;
 pub(crate) use reductions::max_keepdims_initial;

@@ -24,7 +24,7 @@ use crate::array::Aval;
 
 pub(crate) use elementwise::{broadcast_shapes, Lanewise};
 pub use elementwise::{BinaryOp, UnaryOp};
-pub use indexing::{GatherDims, GatherMode, ScatterDims};
+pub use indexing::{GatherDims, GatherMode, ScatterDims, ScatterOp};
 pub(crate) use reduce::{fold, fold_by, with_monoid, Monoid, SHORT_RUN};
 pub use reduce::{ArgOp, ReduceOp};
 

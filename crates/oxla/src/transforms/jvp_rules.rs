@@ -2,11 +2,12 @@
 //! input tangents (`None`: a symbolic zero). Rules emit primitives in the current
 //! interpreter, so their results can be traced, batched and differentiated again.
 
+use super::scatter_ad::Scatter;
 use crate::array::DType;
 use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
-use crate::prims::{BinaryOp, ReduceOp, UnaryOp};
+use crate::prims::{BinaryOp, ReduceOp, ScatterOp, UnaryOp};
 
 pub(crate) type Tangents = Vec<Option<Tensor>>;
 
@@ -107,6 +108,33 @@ pub(crate) fn integer_pow_tangent(x: &Tensor, y: i32, t: &Tensor) -> Tensor {
     lax::mul(t, &lax::mul(&c(y as f64, x), &d))
 }
 
+/// `d(x ** y)/dx` as JAX's `_pow_jvp_lhs`: `y * x ** (y - 1)` for a float exponent (NaN at
+/// `0 ** 0`); for an integer exponent, converted to `x`'s dtype, the same with `y` = 0 giving
+/// 0 (so the derivative at `x = 0, y = 0` is 0).
+fn pow_base_jac(x: &Tensor, y: &Tensor) -> Tensor {
+    let ones = |v: &Tensor| lax::broadcast_in_dim(&c(1.0, v), v.shape(), &[]);
+    if !y.dtype().is_int() {
+        return lax::mul(y, &lax::pow(x, &lax::sub(y, &ones(y))));
+    }
+    let y = lax::convert_element_type(y, x.dtype());
+    let (x, y) = if x.shape() == y.shape() {
+        (x.clone(), y)
+    } else {
+        let shape = crate::prims::broadcast_shapes(x.shape(), y.shape())
+            .expect("checked by pow's shape rule");
+        (
+            explicit_broadcast(x, &shape),
+            explicit_broadcast(&y, &shape),
+        )
+    };
+    let zero = c(0.0, &y);
+    let is_zero = lax::eq(&y, &zero);
+    let zeros = zeros_of_aval(&y);
+    let safe_y = lax::select_n(&lax::eq(&y, &zero), &[y.clone(), ones(&y)]);
+    let d = lax::mul(&safe_y, &lax::pow(&x, &lax::sub(&y, &ones(&y))));
+    lax::select_n(&is_zero, &[d, zeros])
+}
+
 pub(crate) fn binary_tangents(
     op: BinaryOp,
     x: &Tensor,
@@ -146,18 +174,12 @@ pub(crate) fn binary_tangents(
             )
         }
         Pow => {
-            let zero = c(0.0, x);
-            let one = c(1.0, x);
-            let dx = tx.map(|t| {
-                let d = lax::mul(y, &lax::pow(x, &lax::sub(y, &one)));
-                let d = select_broadcast(&lax::eq(y, &zero), &d, &zero, shape);
-                lax::mul(&t, &d)
-            });
-            let dy = ty.map(|t| {
-                let safe = select_broadcast(&lax::eq(x, &zero), x, &one, x.shape());
+            // JAX's `_pow_jvp_rhs`: log(x) with 0 replaced by 1, times x ** y.
+            let dy = ty.filter(|_| is_float(y)).map(|t| {
+                let safe = select_broadcast(&lax::eq(x, &c(0.0, x)), x, &c(1.0, x), x.shape());
                 lax::mul(&t, &lax::mul(&lax::log(&safe), out))
             });
-            add_opt(dx, dy, shape)
+            add_opt(tx.map(|t| lax::mul(&t, &pow_base_jac(x, y))), dy, shape)
         }
         Rem => {
             let q = lax::div(x, y);
@@ -295,7 +317,9 @@ pub(crate) fn jvp(
                 vec![Some(lin(prim, &ins).remove(0))]
             }
         }
-        Prim::ScatterAdd { .. } => {
+        Prim::Scatter {
+            op: ScatterOp::Add, ..
+        } => {
             if tangents[0].is_none() && tangents[2].is_none() {
                 vec![None]
             } else {
@@ -303,6 +327,18 @@ pub(crate) fn jvp(
                     lin(prim, &[zero_of(0), primals[1].clone(), zero_of(2)]).remove(0),
                 )]
             }
+        }
+        Prim::Scatter { op, dims, mode } => {
+            let s = Scatter {
+                op: *op,
+                dims,
+                mode: *mode,
+                x,
+                idx: &primals[1],
+                upd: &primals[2],
+                out: &outs[0],
+            };
+            vec![s.jvp(tangents[0].clone(), tangents[2].clone())]
         }
         Prim::Sort {
             dimension,

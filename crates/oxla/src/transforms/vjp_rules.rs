@@ -6,11 +6,12 @@ use super::jvp_rules::{
     binary_tangents, gather_or_zero, integer_pow_tangent, prod_others, take_along, unary_tangent,
     zeros_of_aval,
 };
+use super::scatter_ad::{inverse_gather, Scatter};
 use crate::array::DType;
 use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
-use crate::prims::{GatherDims, ReduceOp, ScatterDims};
+use crate::prims::{ReduceOp, ScatterDims, ScatterOp};
 
 pub(crate) type Cotangents = Vec<Option<Tensor>>;
 
@@ -314,35 +315,33 @@ pub(crate) fn vjp(
                 lax::scatter_add(&zeros_of_aval(x), &ins[1], &ct, sd, *mode),
             )
         }
-        Prim::ScatterAdd { dims, mode } => {
-            let upd = &ins[2];
+        Prim::Scatter {
+            op: ScatterOp::Add,
+            dims,
+            mode,
+        } => {
             let mut v = none();
             if active[0] {
                 v[0] = Some(ct.clone());
             }
             if active[2] {
-                let gd = GatherDims {
-                    offset_dims: dims.update_window_dims.clone(),
-                    collapsed_slice_dims: dims.inserted_window_dims.clone(),
-                    start_index_map: dims.scatter_dims_to_operand_dims.clone(),
-                    operand_batching_dims: dims.operand_batching_dims.clone(),
-                    start_indices_batching_dims: dims.scatter_indices_batching_dims.clone(),
-                };
-                let mut window = dims.update_window_dims.iter();
-                let sizes: Vec<usize> = (0..x.ndim())
-                    .map(|d| {
-                        if dims.inserted_window_dims.contains(&d)
-                            || dims.operand_batching_dims.contains(&d)
-                        {
-                            1
-                        } else {
-                            upd.shape()[*window.next().expect("one window dim per operand dim")]
-                        }
-                    })
-                    .collect();
+                let (gd, sizes) = inverse_gather(dims, x.ndim(), ins[2].shape());
                 v[2] = Some(gather_or_zero(&ct, &ins[1], &gd, &sizes, *mode));
             }
             v
+        }
+        Prim::Scatter { op, dims, mode } => {
+            let s = Scatter {
+                op: *op,
+                dims,
+                mode: *mode,
+                x,
+                idx: &ins[1],
+                upd: &ins[2],
+                out: &outs[0],
+            };
+            let [cx, cu] = s.vjp(&ct, [active[0], active[2]]);
+            vec![cx, None, cu]
         }
         Prim::Sort { .. } => sort_vjp(ins, cts, active, prim),
     }

@@ -186,9 +186,23 @@ fn grad_argnums_out_of_range() {
 #[test]
 fn scan_over_a_scalar() {
     let step = |(c, x): (Tensor, Tensor)| (&c + &x, x);
-    let bad = || lax::scan(step, Tensor::scalar(0.0f32), Tensor::scalar(1.0f32));
+    let (x0, x1) = (Tensor::scalar(0.0f32), Tensor::scalar(1.0f32));
+    let bad = || lax::scan(step, x0.clone(), x1.clone()).call();
     let (line, msg) = (line!() - 1, message(bad));
     assert_mentions(&msg, line, &["scan", "leading axis"]);
+}
+
+#[test]
+fn scan_length_disagrees_with_xs_or_is_missing() {
+    let step = |(c, x): (Tensor, Tensor)| (&c + &x, x);
+    let (c0, xs) = (Tensor::scalar(0.0f32), jnp::ones(&[3]));
+    let bad = || lax::scan(step, c0.clone(), xs.clone()).length(4).call();
+    let (line, msg) = (line!() - 1, message(bad));
+    assert_mentions(&msg, line, &["scan", "`length` argument of 4", "sizes [3]"]);
+    let none = |(c, ()): (Tensor, ())| (c.clone(), c);
+    let bad = || lax::scan(none, c0.clone(), ()).call::<Tensor>();
+    let (line, msg) = (line!() - 1, message(bad));
+    assert_mentions(&msg, line, &["scan", "no values to scan over", "length"]);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! how its float leaves are compared, and its program in oxla; then the cases whose jaxpr
 //! text is compared with JAX's.
 
-use oxla::numpy::{self as jnp, s, Ellipsis};
+use oxla::numpy::{self as jnp, s, AtMode, Ellipsis, NewAxis};
 use oxla::{lax, nn, random, vmap, DType, Tensor};
 
 use crate::common::{self, Cmp};
@@ -293,6 +293,71 @@ cases! {
     seed002_squared_error_batch: |a| vec![
         seeds::squared_error(&(a[0].clone(), a[1].clone()), &a[2], &a[3]),
     ];
+    // ---- x.at[idx]
+    at_updates_1d: |a| {
+        let (x, i, v) = (&a[0], &a[1], &a[2]);
+        let at = x.at(i);
+        let clip = x.at(i).mode(AtMode::Clip);
+        vec![
+            at.set(v),
+            at.add(v),
+            at.mul(v),
+            at.min(v),
+            at.max(v),
+            clip.set(v),
+            clip.add(v),
+            x.at(i).mode(AtMode::Drop).add(v),
+            x.at(i).mode(AtMode::PromiseInBounds).set(v),
+            x.at(2).set(9.0),
+            x.at(-9).add(1.0),
+        ]
+    };
+    at_get_modes: |a| {
+        let at = a[0].at(&a[1]);
+        vec![
+            at.get(None),
+            at.get(AtMode::Clip),
+            at.get(AtMode::Fill(f64::NAN)),
+            at.get(AtMode::Fill(-1.0)),
+            at.get(AtMode::Drop),
+        ]
+    };
+    at_updates_2d: |a| {
+        let (x, r, v, c, w) = (&a[0], &a[1], &a[2], &a[3], &a[4]);
+        let r3 = r.index((0..3, NewAxis));
+        vec![
+            x.at((r, 1..4)).set(v),
+            x.at((.., s(None, None, 2))).add(1.0),
+            x.at((Ellipsis, NewAxis, 2)).mul(3.0),
+            x.at(1).max(0.0),
+            x.at((&r3, c)).min(w),
+            x.at((s(None, None, -2), 3)).set(-1.0),
+            x.at((&r3, c)).get(AtMode::Fill(0.0)),
+        ]
+    };
+    at_updates_i32: |a| {
+        let (x, i, v) = (&a[0], &a[1], &a[2]);
+        let at = x.at(i);
+        vec![at.set(v), at.add(v), at.mul(v), at.min(v), at.max(v)]
+    };
+    // ---- control flow
+    scan_no_xs: |a| {
+        let w = &a[1];
+        let (c, ys): (Tensor, Tensor) =
+            lax::scan(|(c, ()): (Tensor, ())| (jnp::sin(&c) * w + 0.5 * &c, &c * &c), a[0].clone(), ())
+                .length(5)
+                .call();
+        vec![c, ys]
+    };
+    scan_no_xs_reverse_unroll: |a| {
+        let step = |(c, ()): (Tensor, ())| (jnp::cos(&c) + 1.0, c.sum(1));
+        let (c, ys): (Tensor, Tensor) = lax::scan(step, a[0].clone(), ())
+            .length(4)
+            .reverse(true)
+            .unroll(2)
+            .call();
+        vec![c, ys]
+    };
     transform_vmap_seed004_f [sum]: |a| vec![vmap(seeds::outer_sum).call(a[0].clone())];
     transform_vmap_memory_test1 [sum]: |a| vec![
         vmap(|(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 1))

@@ -58,6 +58,13 @@
 //!   straight to the requested dtype; oxla's `eye` is square, `f32`, without the offset.
 //! - `scalar_int_index_traced`: JAX indexes with a traced scalar integer by `dynamic_slice`
 //!   + `squeeze`; oxla by `gather`.
+//! - `at_*`: oxla lowers `x.at[idx]` through the flat positions of `x` (an `iota`, padded,
+//!   indexed) and one scatter over the flattened operand; JAX builds the scatter's dimension
+//!   numbers from the index. The values are the same.
+//! - `scan_no_xs`, `scan_no_xs_reverse_unroll`: JAX names a body's variables on from the
+//!   enclosing jaxpr's (`{ lambda ; d:f32[2,3]. ...`) where oxla starts again at `a`, and
+//!   passes a scan's captured values first (`num_consts`, then the carry) where oxla passes
+//!   them last; the parameters (`length`, `reverse`, `unroll`, ...) print the same.
 //! - `mixed_slice_int_array`: JAX folds the basic slices next to an index array into the
 //!   `gather` (start indices and `slice_sizes`); oxla slices first, then gathers.
 //!

@@ -40,6 +40,11 @@ cases! {
         g1(|x| sum(&jnp::power(&x, -2)), &a[0]),
     ];
     grad_pow: |a| leaves(g2(|(x, y)| sum(&jnp::power(&x, &y)), &a[0], &a[1]));
+    grad_pow_zero: |a| {
+        let mut out = leaves(g2(|(x, y)| sum(&jnp::power(&x, &y)), &a[0], &a[1]));
+        out.push(g1(|x| sum(&jnp::power(&x, &a[3])), &a[2]));
+        out
+    };
     grad_div: |a| leaves(g2(|(x, y)| sum(&(x / y)), &a[0], &a[1]));
     grad_maximum_minimum_ties: |a| {
         let w = &a[2];
@@ -172,6 +177,27 @@ cases! {
     };
 
     // ---- composite functions
+    grad_at_set: |a| {
+        let (i, w, w2) = (&a[1], &a[3], &a[6]);
+        let g1 = g2(|(x, v)| sum(&(jnp::sin(x.at(i).set(&v)) * w)), &a[0], &a[2]);
+        let rows = s(Some(1), None, 2);
+        let f2 = |(x, v): T2| sum(&(jnp::sin(x.at((rows, 1..4)).set(&v)) * w2));
+        leaves((g1, g2(f2, &a[4], &a[5])))
+    };
+    grad_at_min_max: |a| {
+        let (i, w) = (&a[1], &a[3]);
+        let gmin = g2(|(x, v)| sum(&(jnp::sin(x.at(i).min(&v)) * w)), &a[0], &a[2]);
+        let gmax = g2(|(x, v)| sum(&(jnp::sin(x.at(i).max(&v)) * w)), &a[0], &a[2]);
+        leaves((gmin, gmax))
+    };
+    grad_at_mul_add: |a| {
+        let (i, v, w) = (&a[1], &a[2], &a[3]);
+        let gmul = g1(|x| sum(&(jnp::sin(x.at(i).mul(v)) * w)), &a[0]);
+        let gadd = g2(|(x, v)| sum(&(jnp::sin(x.at(i).add(&v)) * w)), &a[0], v);
+        let mut out = vec![gmul];
+        out.extend(leaves(gadd));
+        out
+    };
     grad_log_softmax: |a| vec![
         g1(|x| sum(&(&a[1] * nn::log_softmax(&x, -1))), &a[0]),
         g1(|x| sum(&logsumexp(&x, 1)), &a[0]),

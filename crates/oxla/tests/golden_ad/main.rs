@@ -31,7 +31,7 @@
 //!   (`log(sum(exp(x - max))) + max`); oxla has no `stop_gradient`, so the gradient also
 //!   flows through `max`, where it cancels to rounding (`1 - sum(softmax)`).
 //! - `grad_scatter_add`: `x.at[idx].add(v)` is `lax::scatter_add` with the dimension numbers
-//!   JAX's indexing builds (oxla's numpy has no `.at`).
+//!   JAX's indexing builds (the `grad_at_*` cases use `x.at(idx)` itself).
 //! - Functions of a tuple `params` (`value_and_grad_tuple_params`, `grad_mean_vmap`): oxla's
 //!   `grad` treats a function's tuple argument as its argument list, so JAX's one pytree
 //!   argument is a 1-tuple `((w, b),)` and the gradient, argument 0, is `(dw, db)`.

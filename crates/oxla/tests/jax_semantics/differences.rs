@@ -106,6 +106,37 @@ fn integer_power_of_integer_arrays_stays_integer() {
 }
 
 #[test]
+fn a_float_base_keeps_an_integer_exponent() {
+    // JAX: power(f32, i32 array) is `pow` with the i32 exponent (JAX's jaxpr also shows the
+    // exponent's conversion numpy's promotion makes, unused: `_:f32[3] = convert_element_type`).
+    let j = oxla::make_jaxpr(
+        |(x, y): (Tensor, Tensor)| jnp::power(x, y),
+        (jnp::zeros(&[3]), Tensor::from_vec(vec![0i32, 1, 2], &[3])),
+    );
+    assert_eq!(
+        j.to_string(),
+        "{ lambda ; a:f32[3] b:i32[3]. let c:f32[3] = pow a b in (c,) }"
+    );
+    // Eager, jitted (fused) and batched, with broadcasting: x ** y by the float exponent.
+    let x = Tensor::from_vec(vec![0.0f32, 1.5, -2.0, 0.5], &[4, 1]);
+    let y = Tensor::from_vec(vec![0i32, 1, 2, -1, 3], &[1, 5]);
+    let want: Vec<f32> = [0.0f32, 1.5, -2.0, 0.5]
+        .iter()
+        .flat_map(|&a| [0, 1, 2, -1, 3].map(|b| a.powf(b as f32)))
+        .collect();
+    assert_eq!(jnp::power(&x, &y).to_vec::<f32>(), want);
+    let jitted: Tensor = jit(|(x, y): (Tensor, Tensor)| jnp::power(jnp::sin(&x) * 1.0, y) * 2.0)
+        .call((x.clone(), y.clone()))
+        .unwrap();
+    let eager = jnp::power(jnp::sin(&x) * 1.0, &y) * 2.0;
+    assert_eq!(jitted.to_vec::<f32>(), eager.to_vec::<f32>());
+    let batched: Tensor = vmap(|(x, y): (Tensor, Tensor)| jnp::power(x, y))
+        .in_axes((Some(0), None))
+        .call((x.clone(), y.reshape(&[5])));
+    assert_eq!(batched.to_vec::<f32>(), want);
+}
+
+#[test]
 fn integer_pow_at_i32_min_has_jaxs_derivative() {
     // JAX: grad(integer_pow(x, -2**31)) = -2**31 * x**(-2**31 - 1).
     let xs = Tensor::from_vec(vec![0.5f32, -0.5, 1.0, -1.0, 2.0, -2.0, 0.0, -0.0], &[8]);

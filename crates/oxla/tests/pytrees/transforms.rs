@@ -170,7 +170,8 @@ fn scan_carries_a_struct() {
         params: p,
         velocity: zeros,
     };
-    let (end, losses): (State, Tensor) = lax::scan(step, init.clone(), (xs.clone(), ys.clone()));
+    let (end, losses): (State, Tensor) =
+        lax::scan(step, init.clone(), (xs.clone(), ys.clone())).call();
     assert_eq!(losses.shape(), &[6]);
     let mut s = init;
     for i in 0..6 {

@@ -123,7 +123,7 @@ impl Pass {
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
             | Prim::Gather { .. }
-            | Prim::ScatterAdd { .. }
+            | Prim::Scatter { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)

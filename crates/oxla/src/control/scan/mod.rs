@@ -31,37 +31,103 @@ pub struct ScanSpec {
     pub(crate) length: usize,
     /// Whether the steps run from the last slice to the first.
     pub(crate) reverse: bool,
+    /// JAX's `unroll`: printed, and a hint only (one compiled step runs per iteration).
+    pub(crate) unroll: usize,
     compiled: OnceLock<Executable>,
 }
 
-debug_by_identity!(ScanSpec, length, num_carry, num_xs, reverse);
+debug_by_identity!(ScanSpec, length, num_carry, num_xs, reverse, unroll);
 
 /// `jax.lax.scan(f, init, xs)`: `f((carry, x)) -> (carry, y)` over the slices `x` of `xs`
-/// along their leading axis; returns the final carry and the `y`s stacked. `xs` may be `()`
-/// only through [`fori_loop`]; the carry must keep its avals.
+/// along their leading axis; [`Scan::call`] returns the final carry and the `y`s stacked.
+/// The carry must keep its avals. With `xs` empty (`()`), the number of steps is given by
+/// [`Scan::length`] (`lax.scan(f, init, None, length=n)`) and each step's `x` is `()`.
 ///
 /// ```
 /// use oxla::{lax, numpy as jnp, Tensor};
 /// let xs = jnp::arange(5.0);
 /// let (total, running): (Tensor, Tensor) =
-///     lax::scan(|(c, x): (Tensor, Tensor)| (&c + &x, &c + &x), Tensor::scalar(0.0f32), xs);
+///     lax::scan(|(c, x): (Tensor, Tensor)| (&c + &x, &c + &x), Tensor::scalar(0.0f32), xs)
+///         .call();
 /// assert_eq!(total.item(), 10.0);
 /// assert_eq!(running.to_vec::<f32>(), vec![0.0, 1.0, 3.0, 6.0, 10.0]);
+/// let (c, powers): (Tensor, Tensor) =
+///     lax::scan(|(c, ()): (Tensor, ())| (&c * 2.0, c), Tensor::scalar(1.0f32), ())
+///         .length(4)
+///         .call();
+/// assert_eq!((c.item(), powers.to_vec::<f32>()), (16.0, vec![1.0, 2.0, 4.0, 8.0]));
 /// ```
-#[track_caller]
-pub fn scan<C: Tree, X: Tree, Y: Tree>(f: impl Fn((C, X)) -> (C, Y), init: C, xs: X) -> (C, Y) {
-    scan_with(f, init, xs, None, false)
+pub fn scan<F, C: Tree, X: Tree>(f: F, init: C, xs: X) -> Scan<F, C, X> {
+    Scan {
+        f,
+        init,
+        xs,
+        length: None,
+        reverse: false,
+        unroll: 1,
+    }
 }
 
 /// [`scan`] from the last slice to the first (`reverse=True`); the results keep the order
 /// of `xs`.
-#[track_caller]
-pub fn scan_reverse<C: Tree, X: Tree, Y: Tree>(
-    f: impl Fn((C, X)) -> (C, Y),
+pub fn scan_reverse<F, C: Tree, X: Tree>(f: F, init: C, xs: X) -> Scan<F, C, X> {
+    scan(f, init, xs).reverse(true)
+}
+
+/// A scan and its options (JAX's keyword arguments), run by [`Scan::call`].
+#[must_use = "a scan runs when called: add .call()"]
+pub struct Scan<F, C, X> {
+    f: F,
     init: C,
     xs: X,
-) -> (C, Y) {
-    scan_with(f, init, xs, None, true)
+    length: Option<usize>,
+    reverse: bool,
+    unroll: usize,
+}
+
+impl<F, C: Tree, X: Tree> Scan<F, C, X> {
+    /// The number of steps (`length=`): needed when `xs` is empty, and checked against the
+    /// scanned operands' leading axis otherwise.
+    pub fn length(mut self, n: usize) -> Self {
+        self.length = Some(n);
+        self
+    }
+
+    /// Whether the steps run from the last slice to the first (`reverse=`).
+    pub fn reverse(mut self, reverse: bool) -> Self {
+        self.reverse = reverse;
+        self
+    }
+
+    /// How many steps one iteration of the loop would hold (`unroll=`; JAX's default 1). It
+    /// is recorded in the primitive's parameters, as JAX prints it, and is a hint only: oxla
+    /// runs one compiled step per iteration whatever it is, and the results are the same.
+    #[track_caller]
+    pub fn unroll(mut self, k: usize) -> Self {
+        if k == 0 {
+            panic!(
+                "scan: unroll must be a positive integer, got 0\n  at {}",
+                std::panic::Location::caller()
+            );
+        }
+        self.unroll = k;
+        self
+    }
+
+    /// Runs (or stages) the scan: the final carry and the results stacked along a new
+    /// leading axis of the number of steps.
+    #[track_caller]
+    pub fn call<Y: Tree>(self) -> (C, Y)
+    where
+        F: Fn((C, X)) -> (C, Y),
+    {
+        let steps = Steps {
+            length: self.length,
+            reverse: self.reverse,
+            unroll: self.unroll,
+        };
+        scan_with(self.f, self.init, self.xs, steps)
+    }
 }
 
 /// `jax.lax.fori_loop(lower, upper, body, init)` with static bounds: `body((i, val))` for
@@ -80,42 +146,59 @@ pub fn fori_loop<C: Tree>(lower: i32, upper: i32, body: impl Fn((Tensor, C)) -> 
         let next = crate::ops::add(&i, &Tensor::scalar(1i32));
         ((next, body((i, v))), ())
     };
-    let ((_, out), ()) = scan_with(step, (Tensor::scalar(lower), init), (), Some(length), false);
+    let steps = Steps {
+        length: Some(length),
+        reverse: false,
+        unroll: 1,
+    };
+    let ((_, out), ()) = scan_with(step, (Tensor::scalar(lower), init), (), steps);
     out
 }
 
-/// The scan staged (or run) for `f` over `xs`, `length` steps (from `xs` unless given).
+/// A scan's options: the number of steps (from `xs` unless given), direction, unrolling.
+#[derive(Clone, Copy)]
+struct Steps {
+    length: Option<usize>,
+    reverse: bool,
+    unroll: usize,
+}
+
+/// The scan staged (or run) for `f` over `xs`.
 #[track_caller]
 fn scan_with<C: Tree, X: Tree, Y: Tree>(
     f: impl Fn((C, X)) -> (C, Y),
     init: C,
     xs: X,
-    length: Option<usize>,
-    reverse: bool,
+    steps: Steps,
 ) -> (C, Y) {
     let at = std::panic::Location::caller();
     let carry = init.leaves();
     let xl = xs.leaves();
-    let length = length.unwrap_or_else(|| match xl.first() {
-        Some(x) if x.ndim() > 0 => x.shape()[0],
-        Some(x) => panic!(
-            "scan: scanned leaf 0 has shape {:?}: the scanned operands have no leading axis \
-             to scan over\n  at {at}",
-            x.shape()
-        ),
-        None => panic!(
-            "scan: there are no scanned operands, so no leading axis to scan over\n  at {at}"
-        ),
-    });
     for (i, x) in xl.iter().enumerate() {
-        if x.ndim() == 0 || x.shape()[0] != length {
+        if x.ndim() == 0 {
             panic!(
-                "scan: scanned leaf {i} has shape {:?}, not a leading axis of {length}\n  at {}",
-                x.shape(),
-                std::panic::Location::caller()
+                "scan: scanned leaf {i} has shape {:?}: the scanned operands have no leading \
+                 axis to scan over\n  at {at}",
+                x.shape()
             );
         }
     }
+    let sizes: Vec<usize> = xl.iter().map(|x| x.shape()[0]).collect();
+    let length = match (steps.length, sizes.first()) {
+        (Some(n), _) if sizes.iter().any(|&s| s != n) => panic!(
+            "scan: got `length` argument of {n} which disagrees with leading axis sizes \
+             {sizes:?}\n  at {at}"
+        ),
+        (Some(n), _) => n,
+        (None, Some(&n)) if sizes.iter().all(|&s| s == n) => n,
+        (None, Some(_)) => panic!(
+            "scan: the scanned operands have leading axes of different sizes {sizes:?}\n  at {at}"
+        ),
+        (None, None) => panic!(
+            "scan: there are no values to scan over and `length` is not given (add \
+             .length(n))\n  at {at}"
+        ),
+    };
     let mut avals: Vec<Aval> = carry.iter().map(Tensor::aval).collect();
     avals.extend(xl.iter().map(|x| Aval::new(x.dtype(), &x.shape()[1..])));
     let mut out_def = None;
@@ -145,7 +228,15 @@ fn scan_with<C: Tree, X: Tree, Y: Tree>(
     }
     let mut operands = carry;
     operands.extend(xl.clone());
-    let results = stage(&operands, cdef.num_leaves(), xl.len(), length, reverse, cj);
+    let results = stage(
+        &operands,
+        cdef.num_leaves(),
+        xl.len(),
+        length,
+        steps.reverse,
+        steps.unroll,
+        cj,
+    );
     let mut it = results.into_iter();
     let c = C::from_def(&cdef, &mut it).expect("the carry's structure");
     let y = Y::from_def(&ydef, &mut it).expect("the results' structure");
@@ -161,6 +252,7 @@ fn stage(
     num_xs: usize,
     length: usize,
     reverse: bool,
+    unroll: usize,
     cj: ClosedJaxpr,
 ) -> Vec<Tensor> {
     let consts = cj.consts.clone();
@@ -170,6 +262,7 @@ fn stage(
         num_xs,
         length,
         reverse,
+        unroll,
         compiled: OnceLock::new(),
     };
     let mut ins = operands.to_vec();

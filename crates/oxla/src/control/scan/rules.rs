@@ -67,6 +67,7 @@ impl ControlFlow for ScanSpec {
                 "reverse",
                 if self.reverse { "True" } else { "False" }.into(),
             ),
+            ("unroll", self.unroll.to_string()),
         ]
     }
 
@@ -222,7 +223,7 @@ impl ControlFlow for ScanSpec {
                 })
                 .collect()
         });
-        let outs = stage(&moved, nc, nx, self.length, self.reverse, body);
+        let outs = stage(&moved, nc, nx, self.length, self.reverse, self.unroll, body);
         let out_dims = (0..outs.len())
             .map(|k| {
                 if k < nc {
@@ -285,7 +286,7 @@ impl ControlFlow for ScanSpec {
             r.extend(dense_tangents(&outs, &touts, &ty));
             r
         });
-        let mut all = stage(&ops, ncc, nxx, self.length, self.reverse, body);
+        let mut all = stage(&ops, ncc, nxx, self.length, self.reverse, self.unroll, body);
         let tys = all.split_off(ncc + (n_out - nc));
         let ys = all.split_off(ncc);
         let mut flat = all.split_off(nc);
@@ -318,7 +319,7 @@ impl ControlFlow for ScanSpec {
             r
         });
         let carries: Vec<Tensor> =
-            stage(ins, nc, nx, self.length, self.reverse, forward).split_off(nc);
+            stage(ins, nc, nx, self.length, self.reverse, self.unroll, forward).split_off(nc);
         // Backward: carry (carry cotangents, captured-value cotangents), scanned (carries,
         // slices, result cotangents), captured values.
         let fc: Vec<usize> = (0..nc).filter(|&i| float(i)).collect();
@@ -373,7 +374,15 @@ impl ControlFlow for ScanSpec {
             r.extend(fx.iter().map(|&i| grad(i)));
             r
         });
-        let mut out = stage(&ops, ncb, nxb, self.length, !self.reverse, body);
+        let mut out = stage(
+            &ops,
+            ncb,
+            nxb,
+            self.length,
+            !self.reverse,
+            self.unroll,
+            body,
+        );
         let xs_cts = out.split_off(ncb);
         let k_cts = out.split_off(fc.len());
         let mut grads = vec![None; na];

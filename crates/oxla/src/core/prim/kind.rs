@@ -126,7 +126,7 @@ impl Prim {
             | Prim::DotGeneral { .. }
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
-            | Prim::ScatterAdd { .. }
+            | Prim::Scatter { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)
@@ -164,7 +164,7 @@ impl Prim {
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
             | Prim::Gather { .. }
-            | Prim::ScatterAdd { .. }
+            | Prim::Scatter { .. }
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::StopGradient => false,

@@ -19,7 +19,9 @@ pub(crate) use kind::{Kind, Remap};
 use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
-use crate::prims::{ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, UnaryOp};
+use crate::prims::{
+    ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
+};
 
 /// A primitive operation with its parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -148,8 +150,10 @@ pub enum Prim {
         /// Out-of-bounds behaviour.
         mode: GatherMode,
     },
-    /// XLA's scatter with addition.
-    ScatterAdd {
+    /// XLA's scatter: `scatter`, `scatter-add`, `scatter-mul`, `scatter-min`, `scatter-max`.
+    Scatter {
+        /// How an update combines with the value in place.
+        op: ScatterOp,
         /// Dimension numbers.
         dims: ScatterDims,
         /// Out-of-bounds behaviour.
@@ -205,7 +209,7 @@ impl Prim {
             Prim::DynamicSlice { .. } => "dynamic_slice",
             Prim::DynamicUpdateSlice => "dynamic_update_slice",
             Prim::Gather { .. } => "gather",
-            Prim::ScatterAdd { .. } => "scatter-add",
+            Prim::Scatter { op, .. } => op.name(),
             Prim::Sort { .. } => "sort",
             Prim::Threefry2x32 => "threefry2x32",
             Prim::Control(c) => c.name(),

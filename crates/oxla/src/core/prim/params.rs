@@ -112,7 +112,7 @@ impl Prim {
                 ("slice_sizes", pyfmt::tuple(slice_sizes)),
                 ("unique_indices", "False".into()),
             ],
-            Prim::ScatterAdd { dims, mode } => vec![
+            Prim::Scatter { dims, mode, .. } => vec![
                 ("dimension_numbers", dims.to_string()),
                 ("indices_are_sorted", "False".into()),
                 ("mode", mode.to_string()),

@@ -69,7 +69,7 @@ impl Prim {
             Prim::Gather {
                 dims, slice_sizes, ..
             } => prims::indexing::gather_rule(dims, slice_sizes, inputs),
-            Prim::ScatterAdd { dims, .. } => prims::indexing::scatter_add_rule(dims, inputs),
+            Prim::Scatter { op, dims, .. } => prims::indexing::scatter_rule(*op, dims, inputs),
             Prim::Sort {
                 dimension,
                 num_keys,
@@ -198,8 +198,8 @@ impl Prim {
                 slice_sizes,
                 *mode,
             )],
-            Prim::ScatterAdd { dims, mode } => vec![prims::indexing::scatter_add(
-                &inputs[0], &inputs[1], &inputs[2], dims, *mode,
+            Prim::Scatter { op, dims, mode } => vec![prims::indexing::scatter(
+                *op, &inputs[0], &inputs[1], &inputs[2], dims, *mode,
             )],
             Prim::Sort {
                 dimension,

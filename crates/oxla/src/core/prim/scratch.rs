@@ -31,7 +31,7 @@ impl Prim {
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
             | Prim::Gather { .. }
-            | Prim::ScatterAdd { .. }
+            | Prim::Scatter { .. }
             | Prim::Threefry2x32
             | Prim::StopGradient
             | Prim::Control(_)

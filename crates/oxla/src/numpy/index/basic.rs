@@ -8,7 +8,7 @@ use crate::ops as lax;
 
 /// `(first, count, step, stop)` of a numpy slice over a dimension of size `n`, `stop` clamped
 /// as Python's `slice.indices` clamps it.
-fn resolve_slice(sl: Slice, n: usize) -> (isize, usize, isize, isize) {
+pub(super) fn resolve_slice(sl: Slice, n: usize) -> (isize, usize, isize, isize) {
     let n = n as isize;
     let step = sl.step;
     let clamp = |v: isize, lo: isize, hi: isize| v.clamp(lo, hi);

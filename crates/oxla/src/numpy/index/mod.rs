@@ -4,6 +4,7 @@
 //! [`items`] holds the index expression. [`index()`] expands `...`, turns new axes into
 //! size-1 dimensions and checks integer bounds, then lowers through [`basic`] (integers and
 //! slices: `slice`, `rev`, `squeeze`) or [`advanced`] (integer arrays: one `gather`).
+//! [`at`] holds `x.at(idx)`, JAX's `x.at[idx]`, built on it.
 //!
 //! ```
 //! use oxla::numpy::{self as jnp, s};
@@ -16,11 +17,13 @@
 //! ```
 
 mod advanced;
+mod at;
 mod basic;
 mod items;
 
 pub use advanced::ix_;
 use advanced::lower_advanced;
+pub use at::{At, AtMode};
 use basic::lower_basic;
 pub use items::{s, Ellipsis, Index, IndexItem, NewAxis, Slice};
 

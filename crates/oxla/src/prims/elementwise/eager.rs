@@ -20,6 +20,10 @@ pub(crate) fn unary(op: UnaryOp, a: &Array) -> Array {
 }
 
 pub(crate) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
+    if a.dtype() != b.dtype() {
+        // `pow` of a float by an integer exponent: the exponent converted, as XLA lowers it.
+        return binary(op, a, &convert(b, a.dtype()));
+    }
     let dtype = if op.is_comparison() {
         DType::Bool
     } else {

@@ -33,7 +33,7 @@ fn erf_inv_lanes<T: Float>(x: &[T], out: &mut [T]) {
 
 /// `out[i] = f(x[i], y[i])`; one-element operands are repeated.
 #[inline(always)]
-fn map2<T: Copy, U: Copy>(x: &[T], y: &[T], out: &mut [U], f: impl Fn(T, T) -> U) {
+fn map2<T: Copy, S: Copy, U: Copy>(x: &[T], y: &[S], out: &mut [U], f: impl Fn(T, S) -> U) {
     match (x.len() == out.len(), y.len() == out.len()) {
         (true, true) => {
             for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
@@ -194,6 +194,17 @@ multiversion! {
             Min if is_bool => zip_as!([Bool], Bits::and),
             Max => zip_as!([I32, U32, F32, F64], Num::max),
             Min => zip_as!([I32, U32, F32, F64], Num::min),
+            // An integer exponent is converted to the base's dtype, as XLA's lowering does.
+            Pow if y.dtype() != x.dtype() => with_dtype!(x.dtype(), T, [F32, F64], {
+                with_dtype!(
+                    y.dtype(),
+                    S,
+                    [I32, U32],
+                    map2(T::slice(x), S::slice(y), T::slice_mut(out), |a: T, b: S| {
+                        a.powf(T::from_f64(b.to_f64()))
+                    })
+                )
+            }),
             Pow => zip_as!([F32, F64], Float::powf),
             Nextafter => zip_as!([F32, F64], Float::next_after),
             Eq => cmp!(|a: T, b: T| a == b),

@@ -18,3 +18,4 @@ pub(crate) use ops::{
     threefry_rule, unary_rule,
 };
 pub use ops::{BinaryOp, UnaryOp};
+pub(crate) use scalar::Num;

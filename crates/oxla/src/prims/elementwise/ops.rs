@@ -228,6 +228,12 @@ pub(crate) fn unary_rule(op: UnaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, Stri
 pub(crate) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 2)?;
     let (x, y) = (&inputs[0], &inputs[1]);
+    if op == BinaryOp::Pow && x.dtype.is_float() && y.dtype.is_int() {
+        // As lax.pow: an integer exponent with a float base keeps its dtype.
+        let shape = broadcast_shapes(&x.shape, &y.shape)
+            .ok_or_else(|| format!("incompatible shapes {x} and {y}"))?;
+        return Ok(vec![Aval::new(x.dtype, &shape)]);
+    }
     if x.dtype != y.dtype {
         return Err(format!(
             "operands must have one dtype, got {x} and {y} (convert one with astype)"

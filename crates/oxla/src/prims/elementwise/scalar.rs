@@ -9,7 +9,7 @@ use crate::prims::{polynomial, special};
 /// Arithmetic shared by the numeric element types, with XLA's semantics at the edges
 /// (integer division by zero gives -1, remainder by zero gives the dividend, NaN propagates
 /// through max/min).
-pub(super) trait Num: Elem {
+pub(crate) trait Num: Elem {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;

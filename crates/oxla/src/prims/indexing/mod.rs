@@ -4,7 +4,7 @@
 //! - [`dims`]: the dimension numbers and what gather and scatter share;
 //! - [`dynamic`]: the `dynamic_slice` and `dynamic_update_slice` primitives;
 //! - [`gather`](mod@gather): the `gather` primitive;
-//! - [`scatter`]: the `scatter-add` primitive.
+//! - [`scatter`]: the scatter family (`scatter`, `scatter-add`, `-mul`, `-min`, `-max`).
 
 mod dims;
 mod dynamic;
@@ -16,4 +16,5 @@ pub(crate) use dynamic::{
     dynamic_slice, dynamic_slice_rule, dynamic_update_slice, dynamic_update_slice_rule,
 };
 pub(crate) use gather::{gather, gather_rule};
-pub(crate) use scatter::{scatter_add, scatter_add_rule};
+pub use scatter::ScatterOp;
+pub(crate) use scatter::{scatter, scatter_rule};

@@ -1,15 +1,62 @@
-//! `scatter-add`: its shape rule and its kernel, with XLA's semantics (updates at the same
-//! place add up; out-of-bounds windows clamp or are dropped).
+//! XLA's scatter family (`scatter`, `scatter-add`, `scatter-mul`, `scatter-min`,
+//! `scatter-max`): the shape rule and the kernel, with XLA's semantics (updates at the same
+//! place combine in the order of the updates, so the last one wins for `scatter`;
+//! out-of-bounds windows clamp or are dropped).
 
 use super::dims::{check_dims, window_start, IndexRows};
 use super::{GatherMode, ScatterDims};
 use crate::array::{Array, Aval, DType, Elem};
+use crate::prims::elementwise::Num;
 use crate::prims::view::{for_each_index, new_array, signed_strides};
 
-pub(crate) fn scatter_add_rule(dims: &ScatterDims, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+/// How a scatter combines an update with the value in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterOp {
+    /// The update replaces the value (`scatter`).
+    Replace,
+    /// `scatter-add`.
+    Add,
+    /// `scatter-mul`.
+    Mul,
+    /// `scatter-min`.
+    Min,
+    /// `scatter-max`.
+    Max,
+}
+
+impl ScatterOp {
+    /// The primitive's JAX name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScatterOp::Replace => "scatter",
+            ScatterOp::Add => "scatter-add",
+            ScatterOp::Mul => "scatter-mul",
+            ScatterOp::Min => "scatter-min",
+            ScatterOp::Max => "scatter-max",
+        }
+    }
+
+    /// The value in place combined with an update.
+    fn combine<T: Num>(self, old: T, new: T) -> T {
+        match self {
+            ScatterOp::Replace => new,
+            ScatterOp::Add => old.add(new),
+            ScatterOp::Mul => old.mul(new),
+            ScatterOp::Min => old.min(new),
+            ScatterOp::Max => old.max(new),
+        }
+    }
+}
+
+pub(crate) fn scatter_rule(
+    op: ScatterOp,
+    dims: &ScatterDims,
+    inputs: &[Aval],
+) -> Result<Vec<Aval>, String> {
     crate::prims::arity(inputs, 3)?;
     let (x, idx, upd) = (&inputs[0], &inputs[1], &inputs[2]);
-    if !idx.dtype.is_int() || idx.ndim() == 0 || upd.dtype != x.dtype || !x.dtype.is_numeric() {
+    let dtype_ok = x.dtype.is_numeric() || op == ScatterOp::Replace;
+    if !idx.dtype.is_int() || idx.ndim() == 0 || upd.dtype != x.dtype || !dtype_ok {
         return Err(format!(
             "operand {x}, indices {idx} and updates {upd} are incompatible"
         ));
@@ -37,7 +84,8 @@ pub(crate) fn scatter_add_rule(dims: &ScatterDims, inputs: &[Aval]) -> Result<Ve
     Ok(vec![x.clone()])
 }
 
-pub(crate) fn scatter_add(
+pub(crate) fn scatter(
+    op: ScatterOp,
     a: &Array,
     idx: &Array,
     upd: &Array,
@@ -57,10 +105,11 @@ pub(crate) fn scatter_add(
     }
     let batch_shape = &idx.shape()[..idx.ndim() - 1];
     let batch_strides = signed_strides(batch_shape);
-    fn run<T: Elem + std::ops::Add<Output = T>>(
+    fn run<T: Elem>(
         a: &Array,
         upd: &Array,
         mut place: impl FnMut(&[usize]) -> Option<usize>,
+        combine: impl Fn(T, T) -> T,
     ) -> Array {
         let u = upd.as_slice::<T>();
         new_array::<T>(a.shape(), |out| {
@@ -68,7 +117,7 @@ pub(crate) fn scatter_add(
             let mut k = 0;
             for_each_index(upd.shape(), |i| {
                 if let Some(p) = place(i) {
-                    out[p] = out[p] + u[k];
+                    out[p] = combine(out[p], u[k]);
                 }
                 k += 1;
             });
@@ -115,10 +164,10 @@ pub(crate) fn scatter_add(
         Some(pos as usize)
     };
     match a.dtype() {
-        DType::F32 => run::<f32>(a, upd, place),
-        DType::F64 => run::<f64>(a, upd, place),
-        DType::I32 => run::<i32>(a, upd, place),
-        DType::U32 => run::<u32>(a, upd, place),
-        DType::Bool => unreachable!("scatter-add rejects bool"),
+        DType::F32 => run::<f32>(a, upd, place, |o, n| op.combine(o, n)),
+        DType::F64 => run::<f64>(a, upd, place, |o, n| op.combine(o, n)),
+        DType::I32 => run::<i32>(a, upd, place, |o, n| op.combine(o, n)),
+        DType::U32 => run::<u32>(a, upd, place, |o, n| op.combine(o, n)),
+        DType::Bool => run::<bool>(a, upd, place, |_, n| n),
     }
 }

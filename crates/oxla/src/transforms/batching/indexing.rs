@@ -1,13 +1,13 @@
 //! Batching rules of the indexing family: `dynamic_slice` and `dynamic_update_slice` (which
 //! become a gather and a scatter when their start indices are mapped), `gather` and
-//! `scatter_add` (which gain batch dimensions, never copying an unmapped operand).
+//! the scatters (which gain batch dimensions, never copying an unmapped operand).
 
 use super::{front, moveaxis, one, Batched};
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
-use crate::prims::{GatherDims, GatherMode, ScatterDims};
+use crate::prims::{GatherDims, GatherMode, ScatterDims, ScatterOp};
 
 /// Per-example scalar start indices, mapped or not, stacked into `i32[n, k]` (as JAX's
 /// `_batch_dynamic_slice_indices`: one `broadcast_in_dim` each, no concatenate of one).
@@ -165,9 +165,10 @@ pub(super) fn gather(
     }
 }
 
-pub(super) fn scatter_add(
+pub(super) fn scatter(
     args: &[Tensor],
     dims: &[Option<usize>],
+    op: ScatterOp,
     sd: &ScatterDims,
     mode: GatherMode,
     n: usize,
@@ -185,5 +186,5 @@ pub(super) fn scatter_add(
             .chain(up(&sd.scatter_indices_batching_dims))
             .collect(),
     };
-    one(lax::scatter_add(&x, &idx, &upd, s, mode), 0)
+    one(lax::scatter(op, &x, &idx, &upd, s, mode), 0)
 }

@@ -21,7 +21,7 @@ use crate::numpy::scalar_tensor;
 use crate::ops as lax;
 use crate::prims::Lanewise;
 use elementwise::{elementwise, elementwise_full, select_n};
-use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter_add};
+use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter};
 
 type Batched = (Vec<Tensor>, Vec<Option<usize>>);
 
@@ -225,7 +225,7 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
             slice_sizes,
             mode,
         } => gather(args, dims, gd, slice_sizes, *mode),
-        Prim::ScatterAdd { dims: sd, mode } => scatter_add(args, dims, sd, *mode, n),
+        Prim::Scatter { op, dims: sd, mode } => scatter(args, dims, *op, sd, *mode, n),
         Prim::Sort {
             dimension,
             num_keys,
