@@ -1,8 +1,9 @@
 //! The environment variables oxla reads, each once: `OXLA_NUM_THREADS` (the size of the
-//! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls) and
-//! `OXLA_ISA` (the most instruction set the kernels may use). A value
-//! that cannot be read is never ignored: where it is first needed, oxla panics with a
-//! message that names the variable, the value and what it accepts.
+//! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls), `OXLA_ISA`
+//! (the most instruction set the kernels may use) and `OXLA_ENABLE_X64` (64-bit default
+//! dtypes, [`crate::config`]). A value that cannot be read is never ignored: where it is
+//! first needed, oxla panics with a message that names the variable, the value and what
+//! it accepts.
 
 use std::sync::OnceLock;
 
@@ -98,6 +99,21 @@ pub(crate) fn memory_limit() -> Result<Option<usize>, &'static str> {
         }
     });
     limit.as_ref().map(|b| *b).map_err(String::as_str)
+}
+
+/// `OXLA_ENABLE_X64` as a switch (unset: off), or the message for a value that is not one.
+pub(crate) fn enable_x64() -> Result<bool, String> {
+    let Ok(v) = std::env::var("OXLA_ENABLE_X64") else {
+        return Ok(false);
+    };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "" | "0" | "false" => Ok(false),
+        _ => Err(format!(
+            "OXLA_ENABLE_X64={v:?} is not a switch: set it to 1 (or true) for 64-bit \
+             default dtypes, 0 (or false) or unset for 32-bit ones"
+        )),
+    }
 }
 
 /// Whether `OXLA_MEMORY_LIMIT` is set, to any value.

@@ -23,6 +23,7 @@ pub struct ReadmeDoctests;
 
 pub mod array;
 pub mod compiler;
+pub mod config;
 pub mod control;
 pub mod core;
 mod env;

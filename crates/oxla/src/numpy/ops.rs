@@ -26,7 +26,7 @@ macro_rules! binop {
                 $f(self, rhs)
             }
         }
-        binop!(@scalars $Trait, $method, $f, f32, f64, i32, u32, i64, usize);
+        binop!(@scalars $Trait, $method, $f, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize);
     };
     (@scalars $Trait:ident, $method:ident, $f:path, $($s:ty),*) => {$(
         impl $Trait<Tensor> for $s {

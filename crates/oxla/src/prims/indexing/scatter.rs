@@ -3,8 +3,9 @@
 
 use super::dims::{check_dims, window_start, IndexRows};
 use super::{GatherMode, ScatterDims};
-use crate::array::{Array, Aval, DType, Elem};
+use crate::array::{with_dtype, Array, Aval};
 use crate::prims::view::{for_each_index, new_array, signed_strides};
+use crate::prims::{Monoid, ReduceOp};
 
 pub(crate) fn scatter_add_rule(dims: &ScatterDims, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     crate::prims::arity(inputs, 3)?;
@@ -57,7 +58,7 @@ pub(crate) fn scatter_add(
     }
     let batch_shape = &idx.shape()[..idx.ndim() - 1];
     let batch_strides = signed_strides(batch_shape);
-    fn run<T: Elem + std::ops::Add<Output = T>>(
+    fn run<T: Monoid>(
         a: &Array,
         upd: &Array,
         mut place: impl FnMut(&[usize]) -> Option<usize>,
@@ -68,7 +69,7 @@ pub(crate) fn scatter_add(
             let mut k = 0;
             for_each_index(upd.shape(), |i| {
                 if let Some(p) = place(i) {
-                    out[p] = out[p] + u[k];
+                    out[p] = T::combine(ReduceOp::Sum, out[p], u[k]);
                 }
                 k += 1;
             });
@@ -114,11 +115,5 @@ pub(crate) fn scatter_add(
         }
         Some(pos as usize)
     };
-    match a.dtype() {
-        DType::F32 => run::<f32>(a, upd, place),
-        DType::F64 => run::<f64>(a, upd, place),
-        DType::I32 => run::<i32>(a, upd, place),
-        DType::U32 => run::<u32>(a, upd, place),
-        DType::Bool => unreachable!("scatter-add rejects bool"),
-    }
+    with_dtype!(a.dtype(), T, Num, run::<T>(a, upd, place))
 }
