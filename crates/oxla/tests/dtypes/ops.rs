@@ -20,6 +20,8 @@ fn ints(v: &[i64], d: DType) -> Tensor {
 }
 
 const INTS: [i64; 8] = [-3, -1, 0, 1, 2, 5, 100, 127];
+/// The generator's inputs (an approximation of pi among them, whose rounding is tested).
+#[allow(clippy::approx_constant)]
 const FLOATS: [f32; 8] = [
     0.1,
     1.0 / 3.0,
@@ -89,7 +91,7 @@ fn program(name: &str) -> Tensor {
                     "mul" => &x * &x,
                     "sum" => x.sum(None).astype(d),
                     "max" => x.max(None),
-                    "lt" => jnp::less(&x, &s(1)),
+                    "lt" => jnp::less(&x, s(1)),
                     "div" => oxla::lax::div(&x, &s(2)),
                     _ => panic!("no program for {name}"),
                 }
