@@ -103,9 +103,12 @@ pub(crate) fn memory_limit() -> Result<Option<usize>, &'static str> {
 
 /// `OXLA_ENABLE_X64` as a switch (unset: off), or the message for a value that is not one.
 pub(crate) fn enable_x64() -> Result<bool, String> {
-    let Ok(v) = std::env::var("OXLA_ENABLE_X64") else {
-        return Ok(false);
-    };
+    std::env::var("OXLA_ENABLE_X64").map_or(Ok(false), |v| parse_x64(&v))
+}
+
+/// A value of `OXLA_ENABLE_X64`: `1`/`true` on, `0`/`false`/empty off (any case, spaces
+/// around ignored), or the message for anything else.
+pub(crate) fn parse_x64(v: &str) -> Result<bool, String> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" => Ok(true),
         "" | "0" | "false" => Ok(false),
@@ -208,7 +211,21 @@ pub fn format_bytes(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{bytes, parse_threads};
+    use super::{bytes, parse_threads, parse_x64};
+
+    #[test]
+    fn x64_switch_spellings() {
+        for (v, on) in [("1", true), ("true", true), (" TRUE ", true), ("0", false)] {
+            assert_eq!(parse_x64(v), Ok(on), "{v:?}");
+        }
+        assert_eq!(parse_x64("false"), Ok(false));
+        assert_eq!(parse_x64(""), Ok(false));
+        let msg = parse_x64("yes").unwrap_err();
+        assert!(
+            msg.contains("OXLA_ENABLE_X64=\"yes\"") && msg.contains("set it to 1"),
+            "{msg}"
+        );
+    }
 
     #[test]
     fn sizes_in_every_accepted_spelling() {

@@ -43,6 +43,8 @@ pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, Result};
+/// The 16-bit float element types of [`DType::F16`] and [`DType::BF16`] (the `half` crate).
+pub use half::{bf16, f16};
 pub use memory::MemoryAnalysis;
 pub use numpy as jnp;
 pub use transforms::{grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, vmap, AxisTree};
