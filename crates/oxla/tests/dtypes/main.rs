@@ -6,6 +6,7 @@
 
 mod ops;
 mod promotion;
+mod properties;
 mod transforms;
 
 use std::path::PathBuf;
