@@ -1,8 +1,9 @@
 //! The environment variables oxla reads, each once: `OXLA_NUM_THREADS` (the size of the
-//! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls) and
-//! `OXLA_ISA` (the most instruction set the kernels may use). A value
-//! that cannot be read is never ignored: where it is first needed, oxla panics with a
-//! message that names the variable, the value and what it accepts.
+//! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls), `OXLA_ISA`
+//! (the most instruction set the kernels may use) and `OXLA_ENABLE_X64` (64-bit default
+//! dtypes, [`crate::config`]). A value that cannot be read is never ignored: where it is
+//! first needed, oxla panics with a message that names the variable, the value and what
+//! it accepts.
 
 use std::sync::OnceLock;
 
@@ -100,6 +101,24 @@ pub(crate) fn memory_limit() -> Result<Option<usize>, &'static str> {
     limit.as_ref().map(|b| *b).map_err(String::as_str)
 }
 
+/// `OXLA_ENABLE_X64` as a switch (unset: off), or the message for a value that is not one.
+pub(crate) fn enable_x64() -> Result<bool, String> {
+    std::env::var("OXLA_ENABLE_X64").map_or(Ok(false), |v| parse_x64(&v))
+}
+
+/// A value of `OXLA_ENABLE_X64`: `1`/`true` on, `0`/`false`/empty off (any case, spaces
+/// around ignored), or the message for anything else.
+pub(crate) fn parse_x64(v: &str) -> Result<bool, String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "" | "0" | "false" => Ok(false),
+        _ => Err(format!(
+            "OXLA_ENABLE_X64={v:?} is not a switch: set it to 1 (or true) for 64-bit \
+             default dtypes, 0 (or false) or unset for 32-bit ones"
+        )),
+    }
+}
+
 /// Whether `OXLA_MEMORY_LIMIT` is set, to any value.
 pub(crate) fn memory_limit_set() -> bool {
     !matches!(memory_limit(), Ok(None))
@@ -192,7 +211,21 @@ pub fn format_bytes(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{bytes, parse_threads};
+    use super::{bytes, parse_threads, parse_x64};
+
+    #[test]
+    fn x64_switch_spellings() {
+        for (v, on) in [("1", true), ("true", true), (" TRUE ", true), ("0", false)] {
+            assert_eq!(parse_x64(v), Ok(on), "{v:?}");
+        }
+        assert_eq!(parse_x64("false"), Ok(false));
+        assert_eq!(parse_x64(""), Ok(false));
+        let msg = parse_x64("yes").unwrap_err();
+        assert!(
+            msg.contains("OXLA_ENABLE_X64=\"yes\"") && msg.contains("set it to 1"),
+            "{msg}"
+        );
+    }
 
     #[test]
     fn sizes_in_every_accepted_spelling() {

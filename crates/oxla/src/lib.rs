@@ -26,6 +26,7 @@ pub struct ReadmeDoctests;
 
 pub mod array;
 pub mod compiler;
+pub mod config;
 pub mod control;
 pub mod core;
 pub mod debug;
@@ -46,6 +47,8 @@ pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, LargestBuffer, Result};
+/// The 16-bit float element types of [`DType::F16`] and [`DType::BF16`] (the `half` crate).
+pub use half::{bf16, f16};
 pub use memory::MemoryAnalysis;
 pub use numpy as jnp;
 pub use oxla_derive::Tree;

@@ -1,6 +1,6 @@
-//! `OXLA_NUM_THREADS` and `OXLA_MEMORY_LIMIT`: a value that is not a thread count or a
-//! size panics at its first use with a message naming it and what is accepted, and the
-//! accepted spellings take effect. The environment is the process's, so each case runs in
+//! `OXLA_NUM_THREADS`, `OXLA_MEMORY_LIMIT` and `OXLA_ENABLE_X64`: a value that is not a
+//! thread count, a size or a switch panics at its first use with a message naming it and
+//! what is accepted, and the accepted spellings take effect. The environment is the process's, so each case runs in
 //! a child process of this test binary.
 
 use oxla::{jit, memory, numpy as jnp, Tensor};
@@ -13,6 +13,7 @@ fn run_child(case: &str, vars: &[(&str, &str)]) -> (bool, String) {
         .env("OXLA_ENV_CHILD", case)
         .env_remove("OXLA_NUM_THREADS")
         .env_remove("OXLA_MEMORY_LIMIT")
+        .env_remove("OXLA_ENABLE_X64")
         .env_remove("RAYON_NUM_THREADS");
     for (k, v) in vars {
         cmd.env(k, v);
@@ -35,12 +36,14 @@ fn child() {
     let r = jit(|x: Tensor| &x * 2.0)
         .call(jnp::ones(&[4]))
         .expect("fits");
-    assert_eq!(r.to_vec::<f32>(), vec![2.0; 4]);
+    assert_eq!(r.astype(oxla::DType::F32).to_vec::<f32>(), vec![2.0; 4]);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "CHILD {case} limit={:?} threads={} cores={cores}",
+        "CHILD {case} limit={:?} threads={} cores={cores} x64={} arange={}",
         memory::memory_limit(),
-        rayon::current_num_threads()
+        rayon::current_num_threads(),
+        oxla::config::x64_enabled(),
+        jnp::arange(2).dtype()
     );
 }
 
@@ -126,4 +129,17 @@ fn more_threads_than_cores_run_as_many_as_cores_and_say_so() {
     );
     let (ok, text) = run_child("one", &[("OXLA_NUM_THREADS", "1")]);
     assert!(ok && text.contains("threads=1 "), "{text}");
+}
+
+#[test]
+fn oxla_enable_x64_sets_the_default_dtypes() {
+    let (ok, text) = run_child("x64", &[("OXLA_ENABLE_X64", "1")]);
+    assert!(ok && text.contains("x64=true arange=int64"), "{text}");
+    let (ok, text) = run_child("x32", &[("OXLA_ENABLE_X64", "0")]);
+    assert!(ok && text.contains("x64=false arange=int32"), "{text}");
+    let (ok, text) = run_child("bad", &[("OXLA_ENABLE_X64", "yes")]);
+    assert!(
+        !ok && text.contains("OXLA_ENABLE_X64=\"yes\" is not a switch: set it to 1"),
+        "{text}"
+    );
 }

@@ -6,6 +6,7 @@ mod dtype;
 pub(crate) mod limit;
 pub mod npy;
 mod npy_header;
+mod promote;
 mod values;
 
 use std::fmt;
@@ -200,6 +201,19 @@ impl Array {
         self.buf.len_bytes()
     }
 
+    /// A rank-0 array of `dtype` holding `v`: an integer dtype takes `v` truncated toward
+    /// zero and wrapped into its range (as XLA converts integers), a float rounds to
+    /// nearest, `bool` is `v != 0`.
+    pub fn scalar_from_f64(v: f64, dtype: DType) -> Array {
+        with_dtype!(dtype, T, {
+            Array::scalar(if dtype.is_int() {
+                T::from_i128(v as i128)
+            } else {
+                T::from_f64(v)
+            })
+        })
+    }
+
     /// The elements, which must be of type `T`.
     #[track_caller]
     pub fn as_slice<T: Elem>(&self) -> &[T] {
@@ -235,33 +249,13 @@ impl Array {
 
     /// The elements converted to `f64`, whatever the dtype.
     pub fn to_f64_vec(&self) -> Vec<f64> {
-        match self.dtype {
-            DType::Bool => self
-                .buf
-                .as_slice::<bool>()
+        with_dtype!(self.dtype, T, {
+            self.buf
+                .as_slice::<T>()
                 .iter()
                 .map(|v| v.to_f64())
-                .collect(),
-            DType::I32 => self
-                .buf
-                .as_slice::<i32>()
-                .iter()
-                .map(|v| v.to_f64())
-                .collect(),
-            DType::U32 => self
-                .buf
-                .as_slice::<u32>()
-                .iter()
-                .map(|v| v.to_f64())
-                .collect(),
-            DType::F32 => self
-                .buf
-                .as_slice::<f32>()
-                .iter()
-                .map(|v| v.to_f64())
-                .collect(),
-            DType::F64 => self.buf.as_slice::<f64>().to_vec(),
-        }
+                .collect()
+        })
     }
 
     /// The single element of a size-1 array, as `f64`.
@@ -332,9 +326,11 @@ impl fmt::Display for Array {
         let elem = |v: f64| -> String {
             match dtype {
                 DType::Bool => if v != 0.0 { "True" } else { "False" }.to_string(),
-                DType::I32 | DType::U32 => format!("{}", v as i64),
+                d if d.is_int() => format!("{}", v as i128),
+                DType::F16 => format!("{:?}", half::f16::from_f64(v)),
+                DType::BF16 => format!("{:?}", half::bf16::from_f64(v)),
                 DType::F32 => format!("{:?}", v as f32),
-                DType::F64 => format!("{v:?}"),
+                _ => format!("{v:?}"),
             }
         };
         fn rec(

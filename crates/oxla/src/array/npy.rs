@@ -112,6 +112,11 @@ impl Array {
             DType::U32 => write::<u32, _>(self, writer),
             DType::F32 => write::<f32, _>(self, writer),
             DType::F64 => write::<f64, _>(self, writer),
+            d => {
+                return Err(Error::Npy(format!(
+                    "writing {d} arrays to .npy is not supported yet"
+                )))
+            }
         };
         r.map_err(|e| Error::Npy(e.to_string()))
     }

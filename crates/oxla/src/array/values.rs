@@ -4,75 +4,70 @@
 use super::{Array, Buffer, DType, Elem};
 use crate::array::with_dtype;
 
-/// Elements of one dtype, borrowed. A run of one element stands for that value repeated
-/// as often as the kernel's output needs.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Values<'a> {
-    Bool(&'a [bool]),
-    I32(&'a [i32]),
-    U32(&'a [u32]),
-    F32(&'a [f32]),
-    F64(&'a [f64]),
-}
-
-/// Elements of one dtype to write.
-#[derive(Debug)]
-pub(crate) enum ValuesMut<'a> {
-    Bool(&'a mut [bool]),
-    I32(&'a mut [i32]),
-    U32(&'a mut [u32]),
-    F32(&'a mut [f32]),
-    F64(&'a mut [f64]),
-}
-
-impl Values<'_> {
-    /// The elements' dtype.
-    pub(crate) fn dtype(&self) -> DType {
-        match self {
-            Values::Bool(_) => DType::Bool,
-            Values::I32(_) => DType::I32,
-            Values::U32(_) => DType::U32,
-            Values::F32(_) => DType::F32,
-            Values::F64(_) => DType::F64,
+macro_rules! values {
+    ($($d:ident($t:ty)),*) => {
+        /// Elements of one dtype, borrowed. A run of one element stands for that value
+        /// repeated as often as the kernel's output needs.
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) enum Values<'a> {
+            $($d(&'a [$t]),)*
         }
-    }
 
-    /// Number of elements.
-    pub(crate) fn len(&self) -> usize {
-        match self {
-            Values::Bool(s) => s.len(),
-            Values::I32(s) => s.len(),
-            Values::U32(s) => s.len(),
-            Values::F32(s) => s.len(),
-            Values::F64(s) => s.len(),
+        /// Elements of one dtype to write.
+        #[derive(Debug)]
+        pub(crate) enum ValuesMut<'a> {
+            $($d(&'a mut [$t]),)*
         }
-    }
+
+        impl Values<'_> {
+            /// The elements' dtype.
+            pub(crate) fn dtype(&self) -> DType {
+                match self {
+                    $(Values::$d(_) => DType::$d,)*
+                }
+            }
+
+            /// Number of elements.
+            pub(crate) fn len(&self) -> usize {
+                match self {
+                    $(Values::$d(s) => s.len(),)*
+                }
+            }
+        }
+
+        impl ValuesMut<'_> {
+            /// The elements' dtype.
+            pub(crate) fn dtype(&self) -> DType {
+                match self {
+                    $(ValuesMut::$d(_) => DType::$d,)*
+                }
+            }
+
+            /// The elements `start..start + len`, to write.
+            pub(crate) fn range(&mut self, start: usize, len: usize) -> ValuesMut<'_> {
+                let r = start..start + len;
+                match self {
+                    $(ValuesMut::$d(s) => ValuesMut::$d(&mut s[r]),)*
+                }
+            }
+        }
+    };
 }
-
-impl ValuesMut<'_> {
-    /// The elements' dtype.
-    pub(crate) fn dtype(&self) -> DType {
-        match self {
-            ValuesMut::Bool(_) => DType::Bool,
-            ValuesMut::I32(_) => DType::I32,
-            ValuesMut::U32(_) => DType::U32,
-            ValuesMut::F32(_) => DType::F32,
-            ValuesMut::F64(_) => DType::F64,
-        }
-    }
-
-    /// The elements `start..start + len`, to write.
-    pub(crate) fn range(&mut self, start: usize, len: usize) -> ValuesMut<'_> {
-        let r = start..start + len;
-        match self {
-            ValuesMut::Bool(s) => ValuesMut::Bool(&mut s[r]),
-            ValuesMut::I32(s) => ValuesMut::I32(&mut s[r]),
-            ValuesMut::U32(s) => ValuesMut::U32(&mut s[r]),
-            ValuesMut::F32(s) => ValuesMut::F32(&mut s[r]),
-            ValuesMut::F64(s) => ValuesMut::F64(&mut s[r]),
-        }
-    }
-}
+values!(
+    Bool(bool),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F16(half::f16),
+    BF16(half::bf16),
+    F32(f32),
+    F64(f64)
+);
 
 /// The element types, with the conversions between their slices and [`Values`].
 pub(crate) trait Lane: Elem {
@@ -122,8 +117,20 @@ macro_rules! lane {
     };
 }
 lane!(bool, Bool, |x| x as u64, |b| b & 1 == 1);
+lane!(i8, I8, |x| x as u8 as u64, |b| b as u8 as i8);
+lane!(i16, I16, |x| x as u16 as u64, |b| b as u16 as i16);
 lane!(i32, I32, |x| x as u32 as u64, |b| b as u32 as i32);
+lane!(i64, I64, |x| x as u64, |b| b as i64);
+lane!(u8, U8, |x| x as u64, |b| b as u8);
+lane!(u16, U16, |x| x as u64, |b| b as u16);
 lane!(u32, U32, |x| x as u64, |b| b as u32);
+lane!(u64, U64, |x| x, |b| b);
+lane!(half::f16, F16, |x| x.to_bits() as u64, |b| {
+    half::f16::from_bits(b as u16)
+});
+lane!(half::bf16, BF16, |x| x.to_bits() as u64, |b| {
+    half::bf16::from_bits(b as u16)
+});
 lane!(f32, F32, |x| x.to_bits() as u64, |b| f32::from_bits(
     b as u32
 ));

@@ -73,7 +73,9 @@ pub fn explain<A: Tree, O: Tree, F: Fn(A) -> O>(f: F, args: &A) -> MemoryAnalysi
 }
 
 /// What a compiled executable is specific to: the argument tree and its leaves' avals.
-type Signature = (TreeDef, Vec<Aval>);
+/// What a compiled program is cached by: the arguments' tree and avals, and the x64 switch
+/// (which decides the dtypes tracing gives Rust scalars and defaults), as JAX's cache keys.
+type Signature = (TreeDef, Vec<Aval>, bool);
 
 impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     /// Runs the compiled function, compiling it first for new input avals.
@@ -85,7 +87,11 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
             // them eagerly.
             return Ok((self.f)(args));
         }
-        let key: Signature = (args.def(), leaves.iter().map(Tensor::aval).collect());
+        let key: Signature = (
+            args.def(),
+            leaves.iter().map(Tensor::aval).collect(),
+            crate::config::x64_enabled(),
+        );
         let cached = self.cache.lock().expect("jit cache").get(&key).cloned();
         let exe = match cached {
             Some(e) => e,

@@ -175,8 +175,8 @@ fn literal(a: &Array) -> String {
     let v = a.item();
     let value = match a.dtype() {
         DType::Bool => if v != 0.0 { "True" } else { "False" }.to_string(),
-        DType::I32 | DType::U32 => format!("{}", v as i64),
-        DType::F32 | DType::F64 => py_float(v),
+        d if d.is_int() => format!("{}", v as i128),
+        _ => py_float(v),
     };
     format!("{value}:{}[]", a.dtype().short_name())
 }

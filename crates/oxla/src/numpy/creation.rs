@@ -4,7 +4,7 @@
 //! does, rather than embedding constants.
 
 use super::{astype, scalar_tensor, Operand};
-use crate::array::{Array, DType, Elem};
+use crate::array::{Array, DType, Elem, Kind};
 use crate::core::Tensor;
 use crate::ops as lax;
 
@@ -17,14 +17,14 @@ pub fn full(shape: &[usize], value: impl Into<Operand>) -> Tensor {
     lax::broadcast_in_dim(&t, shape, &[])
 }
 
-/// `f32` zeros of `shape`.
+/// Zeros of `shape` in the default float dtype (`f32`; `f64` with x64 on).
 #[track_caller]
 pub fn zeros(shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
     full(shape, 0.0f32)
 }
 
-/// `f32` ones of `shape`.
+/// Ones of `shape` in the default float dtype (`f32`; `f64` with x64 on).
 #[track_caller]
 pub fn ones(shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
@@ -103,7 +103,7 @@ pub fn arange_step(
 #[track_caller]
 pub fn linspace(start: f64, stop: f64, num: usize) -> Tensor {
     let _line = crate::core::user_line();
-    let dtype = DType::F32;
+    let dtype = Kind::Float.default_dtype();
     let s = |v: f64| scalar_tensor(v, dtype);
     match num {
         0 => lax::iota(dtype, &[0], 0),
@@ -126,7 +126,7 @@ pub fn eye(n: usize) -> Tensor {
     let _line = crate::core::user_line();
     let r = lax::iota(DType::I32, &[n, n], 0);
     let c = lax::iota(DType::I32, &[n, n], 1);
-    astype(lax::eq(&r, &c), DType::F32)
+    astype(lax::eq(&r, &c), Kind::Float.default_dtype())
 }
 
 /// A concrete tensor with the given elements and shape (`jnp.array`).

@@ -48,7 +48,11 @@ pub fn divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let ops = [x.into(), y.into()];
     let dtype = result_type(&ops);
-    let dtype = if dtype.is_float() { dtype } else { DType::F32 };
+    let dtype = if dtype.is_float() {
+        dtype
+    } else {
+        Kind::Float.default_dtype()
+    };
     let t = promote_to("divide", &ops, dtype);
     lax::div(&t[0], &t[1])
 }
@@ -70,7 +74,7 @@ pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
             );
         }
         let dtype = match x.dtype() {
-            DType::Bool => DType::I32,
+            DType::Bool => Kind::Int.default_dtype(),
             d => d,
         };
         return lax::integer_pow(&x.to_tensor_in("power", dtype), v as i32);
@@ -79,7 +83,7 @@ pub fn power(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let dtype = result_type(&ops);
     if !dtype.is_float() {
         let dtype = if dtype == DType::Bool {
-            DType::I32
+            Kind::Int.default_dtype()
         } else {
             dtype
         };
@@ -169,7 +173,7 @@ pub fn floor_divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
         return lax::round(&d);
     }
     let q = lax::div(x, y);
-    if x.dtype() == DType::U32 {
+    if x.dtype().is_unsigned_int() {
         // No rounding to fix (and x / 0 is XLA's all-bits-set), as in JAX.
         return q;
     }
@@ -200,7 +204,7 @@ pub fn negative(x: impl Into<Operand>) -> Tensor {
 pub fn abs(x: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let x = &x.into().into_tensor();
-    if x.dtype() == DType::U32 || x.dtype() == DType::Bool {
+    if x.dtype().is_unsigned_int() || x.dtype() == DType::Bool {
         x.clone()
     } else {
         lax::abs(x)

@@ -90,7 +90,10 @@ macro_rules! scalar_operand {
         }
     )*};
 }
-scalar_operand!(f32 => Float, f64 => Float, i32 => Int, u32 => Int, i64 => Int, usize => Int);
+scalar_operand!(
+    f32 => Float, f64 => Float, i8 => Int, i16 => Int, i32 => Int, i64 => Int, u8 => Int,
+    u16 => Int, u32 => Int, u64 => Int, usize => Int
+);
 
 impl From<bool> for Operand {
     fn from(v: bool) -> Operand {
@@ -135,15 +138,25 @@ impl Operand {
 }
 
 /// A Rust scalar as a rank-0 tensor of the dtype it takes beside an array, as JAX converts
-/// a weakly typed Python scalar. An integer must fit that dtype, except that a negative one
-/// that fits `int32` wraps into `uint32` (JAX's int32 to uint32 conversion: `u32 + (-1)`
-/// is `u32 - 1`); otherwise this panics at the caller's line, where JAX raises
-/// `OverflowError`. Integers become floats by rounding; floats and bools convert as `astype`.
+/// a weakly typed Python scalar. An integer must fit the default integer (`i32`; `i64` with
+/// x64 on; `uint32` and `uint64` take their whole range too) and wraps into a narrower
+/// dtype, as JAX's conversion does (`u8 + 300` is `u8 + 44`, `u32 + (-1)` is `u32 - 1`);
+/// otherwise this panics at the caller's line, where JAX raises `OverflowError`. Integers
+/// become floats by rounding; floats and bools convert as `astype`.
 #[track_caller]
 fn weak_scalar(what: &str, v: f64, kind: Kind, dtype: DType) -> Tensor {
+    // JAX converts a Python int through the default integer (`int32`, or `int64` with x64
+    // on) and then wraps it into a narrower dtype; only `uint32`/`uint64` also take the
+    // values past the signed maximum.
     let fits = match (kind, dtype) {
-        (Kind::Int, DType::I32) => (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v),
+        (Kind::Int, DType::U64) => (-(2f64.powi(63))..2f64.powi(64)).contains(&v),
+        (Kind::Int, DType::I64) => (-(2f64.powi(63))..2f64.powi(63)).contains(&v),
         (Kind::Int, DType::U32) => (f64::from(i32::MIN)..=f64::from(u32::MAX)).contains(&v),
+        (Kind::Int, d) if d.is_int() => {
+            let int = Kind::Int.default_dtype();
+            let half = 2f64.powi(8 * int.size() as i32 - 1);
+            (-half..half).contains(&v)
+        }
         _ => true,
     };
     if !fits {
@@ -153,23 +166,12 @@ fn weak_scalar(what: &str, v: f64, kind: Kind, dtype: DType) -> Tensor {
             std::panic::Location::caller()
         );
     }
-    if dtype == DType::U32 && v < 0.0 {
-        // In range for i32, so the cast is exact; the reinterpretation wraps as JAX's does.
-        return Tensor::new(Array::scalar(v as i32 as u32));
-    }
     scalar_tensor(v, dtype)
 }
 
 /// A concrete rank-0 tensor of `dtype` holding `v`.
 pub(crate) fn scalar_tensor(v: f64, dtype: DType) -> Tensor {
-    let a = match dtype {
-        DType::Bool => Array::scalar(v != 0.0),
-        DType::I32 => Array::scalar(v as i32),
-        DType::U32 => Array::scalar(v as u32),
-        DType::F32 => Array::scalar(v as f32),
-        DType::F64 => Array::scalar(v),
-    };
-    Tensor::new(a)
+    Tensor::new(Array::scalar_from_f64(v, dtype))
 }
 
 /// The dtype operands promote to: tensors by the lattice, then scalars weakly.
@@ -192,7 +194,7 @@ pub fn result_type(ops: &[Operand]) -> DType {
         (Some(d), Some(k)) => d.with_weak(k),
         (Some(d), None) => d,
         (None, Some(k)) => k.default_dtype(),
-        (None, None) => DType::F32,
+        (None, None) => Kind::Float.default_dtype(),
     }
 }
 
@@ -290,12 +292,13 @@ pub fn astype(x: impl Into<Operand>, dtype: DType) -> Tensor {
     }
 }
 
-/// `x` as a floating-point tensor (ints and bools become `f32`), as JAX's inexact promotion.
+/// `x` as a floating-point tensor (ints and bools become the default float, `f32` or `f64`
+/// with x64 on), as JAX's inexact promotion.
 #[track_caller]
 pub(crate) fn inexact(x: &Tensor) -> Tensor {
     if x.dtype().is_float() {
         x.clone()
     } else {
-        astype(x, DType::F32)
+        astype(x, Kind::Float.default_dtype())
     }
 }

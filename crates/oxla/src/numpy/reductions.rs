@@ -2,7 +2,7 @@
 //! with `keepdims` through [`Axis`]), `cumsum`, `sort`, `isclose`, `allclose`.
 
 use super::{astype, inexact, promote, scalar_tensor, Axis, Operand};
-use crate::array::DType;
+use crate::array::{DType, Kind};
 use crate::core::Tensor;
 use crate::ops as lax;
 use crate::prims::{ArgOp, ReduceOp};
@@ -41,11 +41,39 @@ pub(crate) fn max_keepdims_initial(x: &Tensor, axis: &Axis) -> Tensor {
     reduce_axes(x, ReduceOp::Max, &axis.resolve(x.ndim(), "max"), true)
 }
 
+/// The dtype `jnp.sum` and `jnp.prod` of a bool or integer `d` accumulate in (JAX's
+/// `promote_integers`): the default integer for bools and narrower signed integers, its
+/// unsigned counterpart for narrower unsigned ones, else `d` itself.
+fn sum_integer_dtype(d: DType) -> DType {
+    let int = Kind::Int.default_dtype();
+    let uint = if int == DType::I64 {
+        DType::U64
+    } else {
+        DType::U32
+    };
+    match d {
+        DType::Bool => int,
+        d if d.is_signed_int() && d.size() < int.size() => int,
+        d if d.is_int() && !d.is_signed_int() && d.size() < uint.size() => uint,
+        d => d,
+    }
+}
+
 #[track_caller]
 fn reduce_axes(x: &Tensor, op: ReduceOp, a: &[usize], keepdims: bool) -> Tensor {
+    let sum_or_prod = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
     let x = match (op, x.dtype()) {
-        (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => astype(x, DType::I32),
         (ReduceOp::And | ReduceOp::Or, d) if d != DType::Bool => lax::ne(x, &scalar_tensor(0.0, d)),
+        // JAX's `promote_integers`: bools and narrow integers sum in the default integer.
+        (_, d) if sum_or_prod && (d == DType::Bool || d.is_int()) => {
+            astype(x, sum_integer_dtype(d))
+        }
+        // As JAX's `upcast_f16_for_computation`: 16-bit floats sum in f32, then round.
+        (_, d) if sum_or_prod && d.is_half() => {
+            let r = lax::reduce(&astype(x, DType::F32), op, a);
+            let r = astype(&r, d);
+            return if keepdims { keep(&r, x.shape(), a) } else { r };
+        }
         _ => x.clone(),
     };
     let r = lax::reduce(&x, op, a);
@@ -103,7 +131,7 @@ fn arg(x: &Tensor, op: ArgOp, axis: Axis) -> Tensor {
         None => {
             let flat = super::ravel(x);
             nonempty(&flat, 0, what);
-            let r = lax::arg_reduce(&flat, op, 0, DType::I32);
+            let r = lax::arg_reduce(&flat, op, 0, Kind::Int.default_dtype());
             if keepdims {
                 lax::broadcast_in_dim(&r, &vec![1; x.ndim()], &[])
             } else {
@@ -112,7 +140,7 @@ fn arg(x: &Tensor, op: ArgOp, axis: Axis) -> Tensor {
         }
         Some(a) => {
             nonempty(x, a, what);
-            let r = lax::arg_reduce(x, op, a, DType::I32);
+            let r = lax::arg_reduce(x, op, a, Kind::Int.default_dtype());
             if keepdims {
                 keep(&r, x.shape(), &[a])
             } else {
@@ -159,7 +187,7 @@ pub fn cumsum(x: impl Into<Operand>, axis: impl Into<Axis>) -> Tensor {
     let axis = axis.into();
     axis.no_keepdims("cumsum");
     let x = if x.dtype() == DType::Bool {
-        astype(x, DType::I32)
+        astype(x, Kind::Int.default_dtype())
     } else {
         x.clone()
     };

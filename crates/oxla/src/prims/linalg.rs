@@ -105,6 +105,12 @@ pub(crate) fn dot_general(
     batch: &Dims,
     preferred: Option<DType>,
 ) -> Array {
+    if lhs.dtype().is_half() {
+        // XLA's CPU backend multiplies 16-bit floats in f32 and rounds the result.
+        let f32s = |a: &Array| super::elementwise::convert(a, DType::F32);
+        let out = dot_general(&f32s(lhs), &f32s(rhs), contracting, batch, None);
+        return super::elementwise::convert(&out, preferred.unwrap_or(lhs.dtype()));
+    }
     // The product may run on the pool: size it first.
     crate::env::init_threads();
     let lfree = free_dims(lhs.ndim(), &contracting.0, &batch.0);
@@ -120,7 +126,7 @@ pub(crate) fn dot_general(
     let out = match lhs.dtype() {
         DType::F32 => float_product::<f32>(&shape, &l, &r, dims),
         DType::F64 => float_product::<f64>(&shape, &l, &r, dims),
-        _ => with_dtype!(lhs.dtype(), T, [I32, U32], {
+        _ => with_dtype!(lhs.dtype(), T, Int, {
             new_array::<T>(&shape, |out| matmul_loops::<T>(&l, &r, out, dims))
         }),
     };
@@ -153,8 +159,14 @@ macro_rules! mac {
 }
 mac!(f32, float);
 mac!(f64, float);
+mac!(i8, int);
+mac!(i16, int);
 mac!(i32, int);
+mac!(i64, int);
+mac!(u8, int);
+mac!(u16, int);
 mac!(u32, int);
+mac!(u64, int);
 
 /// `out[b] = l[b] (m x k) @ r[b]^T (r[b] is n x k)`, each operand read through its strides,
 /// by loops (the integer types, which `gemm` does not multiply).

@@ -146,15 +146,15 @@ pub(crate) trait Monoid: Elem {
 }
 
 macro_rules! monoid_num {
-    ($t:ty, $lo:expr, $hi:expr) => {
+    ($t:ty, $lo:expr, $hi:expr, $add:expr, $mul:expr) => {
         impl Monoid for $t {
             #[allow(clippy::float_cmp)]
             fn combine(op: ReduceOp, a: Self, b: Self) -> Self {
                 #[allow(clippy::eq_op)]
                 let nan = |v: Self| v != v;
                 match op {
-                    ReduceOp::Sum => a + b,
-                    ReduceOp::Prod => a * b,
+                    ReduceOp::Sum => $add(a, b),
+                    ReduceOp::Prod => $mul(a, b),
                     ReduceOp::Max if nan(a) || a >= b => a,
                     ReduceOp::Min if nan(a) || a <= b => a,
                     ReduceOp::Max | ReduceOp::Min => b,
@@ -163,8 +163,8 @@ macro_rules! monoid_num {
             }
             fn identity(op: ReduceOp) -> Self {
                 match op {
-                    ReduceOp::Sum => 0 as $t,
-                    ReduceOp::Prod => 1 as $t,
+                    ReduceOp::Sum => <$t>::from_f64(0.0),
+                    ReduceOp::Prod => <$t>::from_f64(1.0),
                     ReduceOp::Max => $lo,
                     ReduceOp::Min => $hi,
                     ReduceOp::And | ReduceOp::Or => unreachable!("bool-only reduction"),
@@ -173,10 +173,42 @@ macro_rules! monoid_num {
         }
     };
 }
-monoid_num!(f32, f32::NEG_INFINITY, f32::INFINITY);
-monoid_num!(f64, f64::NEG_INFINITY, f64::INFINITY);
-monoid_num!(i32, i32::MIN, i32::MAX);
-monoid_num!(u32, 0, u32::MAX);
+monoid_num!(
+    f32,
+    f32::NEG_INFINITY,
+    f32::INFINITY,
+    |a, b| a + b,
+    |a, b| a * b
+);
+monoid_num!(
+    f64,
+    f64::NEG_INFINITY,
+    f64::INFINITY,
+    |a, b| a + b,
+    |a, b| a * b
+);
+// The 16-bit floats add and multiply in f32 and round each step.
+monoid_num!(
+    half::f16,
+    half::f16::NEG_INFINITY,
+    half::f16::INFINITY,
+    |a: half::f16, b: half::f16| half::f16::from_f32(a.to_f32() + b.to_f32()),
+    |a: half::f16, b: half::f16| half::f16::from_f32(a.to_f32() * b.to_f32())
+);
+monoid_num!(
+    half::bf16,
+    half::bf16::NEG_INFINITY,
+    half::bf16::INFINITY,
+    |a: half::bf16, b: half::bf16| half::bf16::from_f32(a.to_f32() + b.to_f32()),
+    |a: half::bf16, b: half::bf16| half::bf16::from_f32(a.to_f32() * b.to_f32())
+);
+/// Integer sums and products wrap, as XLA's do.
+macro_rules! monoid_int {
+    ($($t:ty),*) => {$(
+        monoid_num!($t, <$t>::MIN, <$t>::MAX, <$t>::wrapping_add, <$t>::wrapping_mul);
+    )*};
+}
+monoid_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl Monoid for bool {
     fn combine(op: ReduceOp, a: bool, b: bool) -> bool {
@@ -371,10 +403,5 @@ pub(crate) fn cumsum(a: &Array, axis: usize, reverse: bool) -> Array {
             }
         })
     }
-    with_dtype!(
-        a.dtype(),
-        T,
-        [I32, U32, F32, F64],
-        run::<T>(a, axis, reverse)
-    )
+    with_dtype!(a.dtype(), T, Num, run::<T>(a, axis, reverse))
 }

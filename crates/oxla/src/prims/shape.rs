@@ -43,7 +43,7 @@ pub(crate) fn iota_rule(
 pub(crate) fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
     let inner: usize = shape[dimension + 1..].iter().product();
     let n = shape[dimension];
-    with_dtype!(dtype, T, [I32, U32, F32, F64], {
+    with_dtype!(dtype, T, Num, {
         new_array::<T>(shape, |out| {
             for (i, o) in out.iter_mut().enumerate() {
                 *o = T::from_f64(((i / inner) % n) as f64);

@@ -149,7 +149,8 @@ fn unit(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
             lax::reshape(&lax::add(&hi, &lo), shape)
         }
         other => panic!(
-            "random: uniform needs a float dtype, got {other}\n  at {}",
+            "random: uniform draws float32 or float64 values, got {other} (draw float32 and \
+             convert with astype for the 16-bit floats)\n  at {}",
             std::panic::Location::caller()
         ),
     }

@@ -370,7 +370,9 @@ cases! {
     x64_matmul: |a| vec![a[0].matmul(&a[1])];
     x64_sum: |a| vec![jnp::sum(&a[0], None), jnp::sum(&a[0], 1)];
     // out_1 is int64 in JAX (jnp.arange under x64); oxla's is i32, compared by value.
-    x64_default_dtypes: |a| vec![&a[0] * 2.0, jnp::arange(3), jnp::ones(&[3]) + &a[0]];
+    x64_default_dtypes: |a| oxla::config::with_x64(true, || {
+        vec![&a[0] * 2.0, jnp::arange(3), jnp::ones(&[3]) + &a[0]]
+    });
 
     // ---- PRNG: bit-identical
     random_normal_key0_3 [bits]: |a| vec![random::normal(&random::key(0), &[3])];

@@ -26,9 +26,9 @@
 //!
 //! Partly covered:
 //!
-//! - `x64_default_dtypes`: its `out_1` is `jnp.arange(3)` under x64, an `int64` array; oxla
-//!   has no 64-bit integers, so that leaf is compared by value against oxla's `i32` result
-//!   (the dtype check is waived for it alone). `out_0` and `out_2` are checked in full.
+//! - `x64_default_dtypes`: runs under `oxla::config::with_x64(true)`; its `out_1`,
+//!   `jnp.arange(3)`, is an `int64` array (which the golden reader keeps as values), checked
+//!   against oxla's `i64` result.
 //!
 //! JAX features written with oxla's equivalents (same values, different spelling):
 //!
@@ -53,7 +53,8 @@
 //! - `scalar_int_mul_float`, `zeros_ones_full`: JAX tracks weak types
 //!   (`convert_element_type[weak_type=True]`, a weak `full` converted to strong); oxla's
 //!   avals carry no weak-type flag.
-//! - `x64_default_dtypes`: oxla has no x64 mode (`arange` is `i32`, `ones` is `f32`).
+//! - `x64_default_dtypes`: the program switches x64 on itself (`with_x64`), which the
+//!   jaxpr check does not do.
 //! - `eye_ops`: JAX's `eye` adds its diagonal offset (`add b 0:i32[]`) and converts `bool`
 //!   straight to the requested dtype; oxla's `eye` is square, `f32`, without the offset.
 //! - `scalar_int_index_traced`: JAX indexes with a traced scalar integer by `dynamic_slice`
@@ -80,7 +81,7 @@ mod seeds;
 mod cases;
 
 use common::{check_leaf, normalize_jaxpr, Cmp, Golden, Goldens, Program};
-use oxla::Tensor;
+use oxla::{DType, Tensor};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden/");
 
@@ -125,11 +126,12 @@ fn comparison_catches_differences() {
     assert!(check_leaf(&x, &shape, Cmp::Close).is_err());
     let dtype = Golden::Array(Tensor::from_vec(vec![1.0f64, 2.0], &[2]));
     assert!(check_leaf(&x, &dtype, Cmp::Close).is_err());
-    let ints = Tensor::from_vec(vec![1i32, 2], &[2]);
+    let ints = Tensor::from_vec(vec![1i64, 2], &[2]);
     let wide = |data| Golden::I64 {
         shape: vec![2],
         data,
     };
     assert!(check_leaf(&ints, &wide(vec![1, 2]), Cmp::Close).is_ok());
     assert!(check_leaf(&ints, &wide(vec![1, 3]), Cmp::Close).is_err());
+    assert!(check_leaf(&ints.astype(DType::I32), &wide(vec![1, 2]), Cmp::Close).is_err());
 }

@@ -82,14 +82,7 @@ impl Pass {
 
 /// `n` as a rank-0 array of `dtype`.
 fn count(n: usize, dtype: DType) -> Array {
-    let v = n as f64;
-    match dtype {
-        DType::Bool => Array::scalar(v != 0.0),
-        DType::I32 => Array::scalar(v as i32),
-        DType::U32 => Array::scalar(v as u32),
-        DType::F32 => Array::scalar(v as f32),
-        DType::F64 => Array::scalar(v),
-    }
+    Array::scalar_from_f64(n as f64, dtype)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::prims::{GatherDims, GatherMode};
 fn normalize_index(i: &Tensor, n: usize) -> Tensor {
     let i = match i.dtype() {
         DType::I32 => i.clone(),
-        DType::U32 => astype(i, DType::I32),
+        d if d.is_int() => astype(i, DType::I32),
         d => panic!(
             "index: index arrays must be integers, got {d} (boolean masks have data-dependent \
              shapes)\n  at {}",

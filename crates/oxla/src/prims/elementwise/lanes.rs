@@ -91,22 +91,12 @@ multiversion! {
         use UnaryOp::*;
         macro_rules! float_map {
             ($f:expr) => {
-                with_dtype!(
-                    x.dtype(),
-                    T,
-                    [F32, F64],
-                    map1(T::slice(x), T::slice_mut(out), $f)
-                )
+                with_dtype!(x.dtype(), T, Float, map1(T::slice(x), T::slice_mut(out), $f))
             };
         }
         macro_rules! num_map {
             ($f:expr) => {
-                with_dtype!(
-                    x.dtype(),
-                    T,
-                    [I32, U32, F32, F64],
-                    map1(T::slice(x), T::slice_mut(out), $f)
-                )
+                with_dtype!(x.dtype(), T, Num, map1(T::slice(x), T::slice_mut(out), $f))
             };
         }
         match op {
@@ -131,19 +121,19 @@ multiversion! {
             ErfInv => with_dtype!(
                 x.dtype(),
                 T,
-                [F32, F64],
+                Float,
                 erf_inv_lanes(T::slice(x), T::slice_mut(out))
             ),
             IsFinite => with_dtype!(
                 x.dtype(),
                 T,
-                [F32, F64],
+                Float,
                 map1(T::slice(x), bool::slice_mut(out), Float::is_finite)
             ),
             Not => with_dtype!(
                 x.dtype(),
                 T,
-                [Bool, I32, U32],
+                Bits,
                 map1(T::slice(x), T::slice_mut(out), Bits::not)
             ),
         }
@@ -156,11 +146,14 @@ multiversion! {
     pub(super) fn binary_into(op: BinaryOp, x: Values, y: Values, out: ValuesMut) {
         use BinaryOp::*;
         macro_rules! zip_as {
-            ([$($d:ident),*], $f:expr) => {
+            (Bool, $f:expr) => {
+                map2(bool::slice(x), bool::slice(y), bool::slice_mut(out), $f)
+            };
+            ($group:ident, $f:expr) => {
                 with_dtype!(
                     x.dtype(),
                     T,
-                    [$($d),*],
+                    $group,
                     map2(T::slice(x), T::slice(y), T::slice_mut(out), $f)
                 )
             };
@@ -174,62 +167,59 @@ multiversion! {
                 )
             };
         }
-        // Shifts act on the bits as u32; shifting by the width or more gives zero.
+        // Shifts act on the bits, zero-extended; shifting by the width or more (or by a
+        // negative amount) gives zero.
         macro_rules! shift {
             ($f:expr) => {
-                zip_as!([I32, U32], |a: T, b: T| {
-                    let (a, b) = (a.to_bits64() as u32, b.to_bits64() as u32);
-                    T::from_bits64($f(a, b).unwrap_or(0) as u64)
+                zip_as!(Int, |a: T, b: T| {
+                    let width = 8 * T::DTYPE.size() as u64;
+                    let (a, b) = (a.to_bits64(), b.to_bits64());
+                    T::from_bits64(if b < width { $f(a, b as u32) } else { 0 })
                 })
             };
         }
         let is_bool = x.dtype() == DType::Bool;
         match op {
-            Add => zip_as!([I32, U32, F32, F64], Num::add),
-            Sub => zip_as!([I32, U32, F32, F64], Num::sub),
-            Mul => zip_as!([I32, U32, F32, F64], Num::mul),
-            Div => zip_as!([I32, U32, F32, F64], Num::div),
-            Rem => zip_as!([I32, U32, F32, F64], Num::rem),
-            Max if is_bool => zip_as!([Bool], Bits::or),
-            Min if is_bool => zip_as!([Bool], Bits::and),
-            Max => zip_as!([I32, U32, F32, F64], Num::max),
-            Min => zip_as!([I32, U32, F32, F64], Num::min),
+            Add => zip_as!(Num, Num::add),
+            Sub => zip_as!(Num, Num::sub),
+            Mul => zip_as!(Num, Num::mul),
+            Div => zip_as!(Num, Num::div),
+            Rem => zip_as!(Num, Num::rem),
+            Max if is_bool => zip_as!(Bool, Bits::or),
+            Min if is_bool => zip_as!(Bool, Bits::and),
+            Max => zip_as!(Num, Num::max),
+            Min => zip_as!(Num, Num::min),
             // An integer exponent is converted to the base's dtype, as XLA's lowering does.
-            Pow if y.dtype() != x.dtype() => with_dtype!(x.dtype(), T, [F32, F64], {
+            Pow if y.dtype() != x.dtype() => with_dtype!(x.dtype(), T, Float, {
                 with_dtype!(
                     y.dtype(),
                     S,
-                    [I32, U32],
+                    Int,
                     map2(T::slice(x), S::slice(y), T::slice_mut(out), |a: T, b: S| {
                         a.powf(T::from_f64(b.to_f64()))
                     })
                 )
             }),
-            Pow => zip_as!([F32, F64], Float::powf),
-            Nextafter => zip_as!([F32, F64], Float::next_after),
+            Pow => zip_as!(Float, Float::powf),
+            Nextafter => zip_as!(Float, Float::next_after),
             Eq => cmp!(|a: T, b: T| a == b),
             Ne => cmp!(|a: T, b: T| a != b),
             Lt => cmp!(|a: T, b: T| a < b),
             Le => cmp!(|a: T, b: T| a <= b),
             Gt => cmp!(|a: T, b: T| a > b),
             Ge => cmp!(|a: T, b: T| a >= b),
-            And => zip_as!([Bool, I32, U32], Bits::and),
-            Or => zip_as!([Bool, I32, U32], Bits::or),
-            Xor => zip_as!([Bool, I32, U32], Bits::xor),
-            ShiftLeft => shift!(u32::checked_shl),
-            ShiftRightLogical => shift!(u32::checked_shr),
+            And => zip_as!(Bits, Bits::and),
+            Or => zip_as!(Bits, Bits::or),
+            Xor => zip_as!(Bits, Bits::xor),
+            ShiftLeft => shift!(|a: u64, b| a << b),
+            ShiftRightLogical => shift!(|a: u64, b| a >> b),
         }
     }
 }
 
 multiversion! {
     pub(super) fn integer_pow_into(y: i32, x: Values, out: ValuesMut) {
-        with_dtype!(
-            x.dtype(),
-            T,
-            [I32, U32, F32, F64],
-            map1(T::slice(x), T::slice_mut(out), |v| powi(v, y))
-        )
+        with_dtype!(x.dtype(), T, Num, map1(T::slice(x), T::slice_mut(out), |v| powi(v, y)))
     }
 }
 
@@ -274,9 +264,16 @@ multiversion! {
 multiversion! {
     pub(super) fn convert_into(x: Values, out: ValuesMut) {
         let (from, to) = (x.dtype(), out.dtype());
-        if from.is_int() && to.is_int() || from == to {
-            // Same-width integer conversions wrap, as XLA's do.
+        if from == to {
             return bitcast_into(x, out);
+        }
+        if from.is_int() && to.is_int() {
+            // Integer conversions wrap (sign-extend, then truncate), as XLA's do.
+            return with_dtype!(from, S, Int, {
+                with_dtype!(to, T, Int, {
+                    map1(S::slice(x), T::slice_mut(out), |v| T::from_i128(v.to_i128()))
+                })
+            });
         }
         with_dtype!(from, S, {
             with_dtype!(

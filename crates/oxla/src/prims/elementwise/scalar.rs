@@ -82,8 +82,14 @@ macro_rules! num_int {
         }
     };
 }
+num_int!(i8, true);
+num_int!(i16, true);
 num_int!(i32, true);
+num_int!(i64, true);
+num_int!(u8, false);
+num_int!(u16, false);
 num_int!(u32, false);
+num_int!(u64, false);
 
 macro_rules! num_float {
     ($t:ty) => {
@@ -234,6 +240,110 @@ float!(
 );
 float!(f64, special::erf_inv_f64, f64::exp, f64::ln, f64::tanh);
 
+/// The 16-bit floats compute every operation in `f32` and round the result, as XLA's CPU
+/// backend does (its float-normalization pass upcasts each half-precision operation).
+macro_rules! half_float {
+    ($t:ty) => {
+        impl Num for $t {
+            fn add(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() + o.to_f32())
+            }
+            fn sub(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() - o.to_f32())
+            }
+            fn mul(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() * o.to_f32())
+            }
+            fn div(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() / o.to_f32())
+            }
+            fn rem(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() % o.to_f32())
+            }
+            fn max(self, o: Self) -> Self {
+                <$t>::from_f32(Num::max(self.to_f32(), o.to_f32()))
+            }
+            fn min(self, o: Self) -> Self {
+                <$t>::from_f32(Num::min(self.to_f32(), o.to_f32()))
+            }
+            fn neg(self) -> Self {
+                -self
+            }
+            fn abs(self) -> Self {
+                <$t>::from_bits(self.to_bits() & 0x7fff)
+            }
+            fn sign(self) -> Self {
+                <$t>::from_f32(Num::sign(self.to_f32()))
+            }
+            fn one() -> Self {
+                <$t>::ONE
+            }
+        }
+
+        impl Float for $t {
+            fn exp(self) -> Self {
+                <$t>::from_f32(Float::exp(self.to_f32()))
+            }
+            fn ln(self) -> Self {
+                <$t>::from_f32(Float::ln(self.to_f32()))
+            }
+            fn ln_1p(self) -> Self {
+                <$t>::from_f32(self.to_f32().ln_1p())
+            }
+            fn sin(self) -> Self {
+                <$t>::from_f32(self.to_f32().sin())
+            }
+            fn cos(self) -> Self {
+                <$t>::from_f32(self.to_f32().cos())
+            }
+            fn tanh(self) -> Self {
+                <$t>::from_f32(Float::tanh(self.to_f32()))
+            }
+            fn sqrt(self) -> Self {
+                <$t>::from_f32(self.to_f32().sqrt())
+            }
+            fn cbrt(self) -> Self {
+                <$t>::from_f32(self.to_f32().cbrt())
+            }
+            fn floor(self) -> Self {
+                <$t>::from_f32(self.to_f32().floor())
+            }
+            fn ceil(self) -> Self {
+                <$t>::from_f32(self.to_f32().ceil())
+            }
+            fn round(self) -> Self {
+                <$t>::from_f32(self.to_f32().round())
+            }
+            fn powf(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32().powf(o.to_f32()))
+            }
+            fn erf_inv(self) -> Self {
+                <$t>::from_f32(Float::erf_inv(self.to_f32()))
+            }
+            fn is_finite(self) -> bool {
+                self.is_finite()
+            }
+            fn next_after(self, toward: Self) -> Self {
+                if self.is_nan() || toward.is_nan() {
+                    return <$t>::NAN;
+                }
+                if self == toward {
+                    return toward;
+                }
+                if self == <$t>::ZERO || self == <$t>::NEG_ZERO {
+                    let tiny = <$t>::from_bits(1);
+                    return if toward > self { tiny } else { -tiny };
+                }
+                let bits = self.to_bits();
+                let up = (toward > self) == (self > <$t>::ZERO);
+                <$t>::from_bits(if up { bits + 1 } else { bits - 1 })
+            }
+        }
+    };
+}
+half_float!(half::f16);
+half_float!(half::bf16);
+
 /// Bitwise operations of the integer types and bool.
 pub(super) trait Bits: Elem {
     fn and(self, o: Self) -> Self;
@@ -260,8 +370,14 @@ macro_rules! bits {
         }
     };
 }
+bits!(i8, |x: i8| !x);
+bits!(i16, |x: i16| !x);
 bits!(i32, |x: i32| !x);
+bits!(i64, |x: i64| !x);
+bits!(u8, |x: u8| !x);
+bits!(u16, |x: u16| !x);
 bits!(u32, |x: u32| !x);
+bits!(u64, |x: u64| !x);
 bits!(bool, |x: bool| !x);
 
 /// `x ** y` for an integer `y`, by repeated squaring; a negative `y` gives `1 / x ** -y`.

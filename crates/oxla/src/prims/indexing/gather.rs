@@ -3,7 +3,7 @@
 
 use super::dims::{check_dims, window_start, IndexRows};
 use super::{GatherDims, GatherMode};
-use crate::array::{with_dtype, Array, Aval, DType, Elem};
+use crate::array::{with_dtype, Array, Aval, Elem};
 use crate::prims::view::{for_each_index, new_array, signed_strides};
 
 pub(crate) fn gather_rule(
@@ -102,11 +102,12 @@ pub(crate) fn gather(
     let batch_shape = &idx.shape()[..idx.ndim() - 1];
     let batch_strides = signed_strides(batch_shape);
     fn fill<T: Elem>() -> T {
+        let bits = 8 * T::DTYPE.size() as u32;
         match T::DTYPE {
-            DType::F32 | DType::F64 => T::from_f64(f64::NAN),
-            DType::I32 => T::from_f64(i32::MIN as f64),
-            DType::U32 => T::from_f64(u32::MAX as f64),
-            DType::Bool => T::from_f64(1.0),
+            d if d.is_float() => T::from_f64(f64::NAN),
+            d if d.is_signed_int() => T::from_i128(-(1i128 << (bits - 1))),
+            d if d.is_int() => T::from_i128((1i128 << bits) - 1),
+            _ => T::from_i128(1),
         }
     }
     with_dtype!(a.dtype(), T, {

@@ -5,7 +5,7 @@
 
 use super::dims::{check_dims, window_start, IndexRows};
 use super::{GatherMode, ScatterDims};
-use crate::array::{Array, Aval, DType, Elem};
+use crate::array::{with_dtype, Array, Aval, DType, Elem};
 use crate::prims::elementwise::Num;
 use crate::prims::view::{for_each_index, new_array, signed_strides};
 
@@ -163,11 +163,13 @@ pub(crate) fn scatter(
         }
         Some(pos as usize)
     };
-    match a.dtype() {
-        DType::F32 => run::<f32>(a, upd, place, |o, n| op.combine(o, n)),
-        DType::F64 => run::<f64>(a, upd, place, |o, n| op.combine(o, n)),
-        DType::I32 => run::<i32>(a, upd, place, |o, n| op.combine(o, n)),
-        DType::U32 => run::<u32>(a, upd, place, |o, n| op.combine(o, n)),
-        DType::Bool => run::<bool>(a, upd, place, |_, n| n),
+    if a.dtype() == DType::Bool {
+        return run::<bool>(a, upd, place, |_, n| n);
     }
+    with_dtype!(
+        a.dtype(),
+        T,
+        Num,
+        run::<T>(a, upd, place, |o, n| op.combine(o, n))
+    )
 }

@@ -205,5 +205,6 @@ pub fn convert_ref(v: V, to: DType) -> V {
             V::F(x) => x as f64,
             V::D(x) => x,
         }),
+        other => unreachable!("the property suite draws only ALL_DTYPES, not {other}"),
     }
 }

@@ -72,6 +72,7 @@ impl Rng {
             }
             DType::F32 => Tensor::from_vec((0..n).map(|_| self.f32_grid()).collect(), shape),
             DType::F64 => Tensor::from_vec((0..n).map(|_| self.f32_grid() as f64).collect(), shape),
+            other => unreachable!("the property suite draws only ALL_DTYPES, not {other}"),
         }
     }
 }
@@ -98,6 +99,7 @@ pub fn values(t: &Tensor) -> Vec<V> {
         DType::U32 => t.to_vec::<u32>().into_iter().map(V::U).collect(),
         DType::F32 => t.to_vec::<f32>().into_iter().map(V::F).collect(),
         DType::F64 => t.to_vec::<f64>().into_iter().map(V::D).collect(),
+        other => unreachable!("the property suite draws only ALL_DTYPES, not {other}"),
     }
 }
 
