@@ -104,13 +104,6 @@ fn malformed_npy_files_are_errors() {
                 4,
             ),
         ),
-        (
-            "fortran_order",
-            with_data(
-                header("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }"),
-                16,
-            ),
-        ),
         ("too_little_data", with_data(f4("(4,)"), 10)),
         ("no_data", f4("(3, 2)")),
         ("huge_shape", with_data(f4("(4611686018427387904,)"), 16)),
