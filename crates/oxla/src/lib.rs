@@ -36,7 +36,7 @@ pub mod prims;
 pub mod random;
 pub mod transforms;
 
-pub use array::{Array, DType};
+pub use array::{get_printoptions, printoptions, set_printoptions, Array, DType, PrintOptions};
 pub use compiler::{explain, jit};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};

@@ -6,9 +6,9 @@ mod dtype;
 pub(crate) mod limit;
 pub mod npy;
 mod npy_header;
+mod print;
 mod values;
 
-use std::fmt;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -18,6 +18,7 @@ pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held};
 pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub(crate) use dtype::with_dtype;
 pub use dtype::{DType, Elem, Kind};
+pub use print::{get_printoptions, printoptions, set_printoptions, PrintOptions};
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};
 
 /// The dimensions of an array, outermost first.
@@ -308,58 +309,5 @@ impl Array {
     pub(crate) fn into_buffer(self) -> Result<Buffer, Array> {
         let (dtype, shape) = (self.dtype, self.shape);
         Arc::try_unwrap(self.buf).map_err(|buf| Array { dtype, shape, buf })
-    }
-}
-
-impl fmt::Debug for Array {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Array({}{:?}, ",
-            self.dtype.short_name(),
-            self.shape.as_slice()
-        )?;
-        fmt::Display::fmt(self, f)?;
-        f.write_str(")")
-    }
-}
-
-impl fmt::Display for Array {
-    /// Prints nested brackets as numpy does, e.g. `[[1. 2.] [3. 4.]]` on one line.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let vals = self.to_f64_vec();
-        let dtype = self.dtype;
-        let elem = |v: f64| -> String {
-            match dtype {
-                DType::Bool => if v != 0.0 { "True" } else { "False" }.to_string(),
-                DType::I32 | DType::U32 => format!("{}", v as i64),
-                DType::F32 => format!("{:?}", v as f32),
-                DType::F64 => format!("{v:?}"),
-            }
-        };
-        fn rec(
-            f: &mut fmt::Formatter<'_>,
-            shape: &[usize],
-            vals: &[f64],
-            elem: &dyn Fn(f64) -> String,
-        ) -> fmt::Result {
-            if shape.is_empty() {
-                return f.write_str(&elem(vals[0]));
-            }
-            let inner = numel(&shape[1..]);
-            f.write_str("[")?;
-            for i in 0..shape[0] {
-                if i > 0 {
-                    f.write_str(" ")?;
-                }
-                rec(f, &shape[1..], &vals[i * inner..(i + 1) * inner], elem)?;
-            }
-            f.write_str("]")
-        }
-        if self.size() == 0 && self.ndim() > 0 {
-            // As numpy prints an empty array, whatever its other dimensions.
-            return f.write_str("[]");
-        }
-        rec(f, &self.shape, &vals, &elem)
     }
 }

@@ -222,7 +222,7 @@ mod tests {
         // numpy's `np.asfortranarray(np.arange(24).reshape(2, 3, 4))` holds its elements
         // column-major: element (i, j, k) at i + 2 * j + 6 * k.
         let shape = [2, 3, 4];
-        let mut data = vec![0i32; 24];
+        let mut data = [0i32; 24];
         for (i, j, k) in
             (0..2).flat_map(|i| (0..3).flat_map(move |j| (0..4).map(move |k| (i, j, k))))
         {
