@@ -140,25 +140,38 @@ impl Array {
         }
     }
 
-    /// An array with the given elements in row-major order.
+    /// An array with the given elements in row-major order, taking over the `Vec`'s
+    /// allocation without copying (see [`Buffer::from_vec`]).
+    ///
+    /// ```
+    /// let v = vec![1.0f32, 2.0, 3.0, 4.0];
+    /// let at = v.as_ptr();
+    /// let a = oxla::Array::from_vec(v, &[2, 2]);
+    /// assert_eq!(a.as_slice::<f32>().as_ptr(), at);
+    /// ```
     #[track_caller]
     pub fn from_vec<T: Elem>(data: Vec<T>, shape: &[usize]) -> Array {
-        Array::from_slice(&data, shape)
+        Array::check_elements(data.len(), T::DTYPE, shape);
+        Array::from_buffer(T::DTYPE, shape, Buffer::from_vec(data))
     }
 
     /// An array copied from a slice of elements in row-major order.
     #[track_caller]
     pub fn from_slice<T: Elem>(data: &[T], shape: &[usize]) -> Array {
-        nbytes_or_panic("from_vec", T::DTYPE, shape);
-        if data.len() != numel(shape) {
+        Array::check_elements(data.len(), T::DTYPE, shape);
+        Array::from_buffer(T::DTYPE, shape, Buffer::from_slice(data))
+    }
+
+    /// Panics at the caller's line unless `len` elements of `dtype` can have `shape`.
+    #[track_caller]
+    fn check_elements(len: usize, dtype: DType, shape: &[usize]) {
+        nbytes_or_panic("from_vec", dtype, shape);
+        if len != numel(shape) {
             panic!(
-                "from_vec: {} elements cannot have shape {:?}\n  at {}",
-                data.len(),
-                shape,
+                "from_vec: {len} elements cannot have shape {shape:?}\n  at {}",
                 std::panic::Location::caller()
             );
         }
-        Array::from_buffer(T::DTYPE, shape, Buffer::from_slice(data))
     }
 
     /// A rank-0 array.
