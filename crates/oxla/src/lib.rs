@@ -27,6 +27,7 @@ pub mod control;
 pub mod core;
 mod env;
 mod error;
+pub mod io;
 pub mod lax;
 pub mod memory;
 pub mod nn;
