@@ -42,7 +42,7 @@ fn numpy_arrays() -> Vec<(&'static str, Tensor)> {
     ]
 }
 
-fn assert_same(got: &io::Npz, want: &[(&str, Tensor)]) {
+fn assert_same(got: &io::Tensors, want: &[(&str, Tensor)]) {
     assert_eq!(
         got.names().collect::<Vec<_>>(),
         want.iter().map(|w| w.0).collect::<Vec<_>>()
@@ -136,4 +136,71 @@ fn from_vec_takes_the_allocation() {
     assert_eq!(t.array().as_slice::<f64>()[999], 999.0);
     let doubled = &t * 2.0;
     assert_eq!(doubled.to_vec::<f64>()[999], 1998.0);
+}
+
+#[cfg(feature = "safetensors")]
+#[test]
+fn safetensors_files_round_trip_and_malformed_ones_are_errors() {
+    let arrays = numpy_arrays();
+    let path = Temp::new("x.safetensors");
+    io::save_safetensors(&path.0, arrays.iter().map(|(n, t)| (*n, t))).unwrap();
+    let back = io::load_safetensors(&path.0).unwrap();
+    assert_eq!(back.len(), arrays.len());
+    for (name, want) in &arrays {
+        let got = &back[name];
+        assert_eq!(
+            (got.dtype(), got.shape()),
+            (want.dtype(), want.shape()),
+            "{name}"
+        );
+        assert_eq!(got.array().as_bytes(), want.array().as_bytes(), "{name}");
+    }
+    let whole = std::fs::read(&path.0).unwrap();
+    for n in [0, 4, 8, 20, whole.len() - 1] {
+        std::fs::write(&path.0, &whole[..n]).unwrap();
+        assert!(
+            matches!(io::load_safetensors(&path.0), Err(Error::Safetensors(_))),
+            "cut at {n}"
+        );
+    }
+    // A dtype oxla does not have.
+    let header = br#"{"x":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}}"#;
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header);
+    file.extend_from_slice(&[0, 0]);
+    std::fs::write(&path.0, &file).unwrap();
+    match io::load_safetensors(&path.0) {
+        Err(Error::Safetensors(m)) => assert!(m.contains("unsupported dtype"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_arrays_convert_both_ways() {
+    use ndarray::{ArrayD, IxDyn};
+    let a = ArrayD::from_shape_vec(IxDyn(&[2, 3]), (0..6).map(|i| i as f32).collect()).unwrap();
+    let moved = a.clone();
+    let at = moved.as_ptr();
+    let t = Tensor::from(moved);
+    assert_eq!(
+        t.array().as_slice::<f32>().as_ptr(),
+        at,
+        "taken over, not copied"
+    );
+    assert_eq!(t.shape(), &[2, 3]);
+    let view = t.as_ndarray::<f32>().unwrap();
+    assert_eq!(view.as_ptr(), at, "a view, not a copy");
+    assert_eq!(view, a.view());
+    assert_eq!(ArrayD::<f32>::try_from(&t).unwrap(), a);
+    // A transposed (not row-major) array is copied in its logical order.
+    let tt = Tensor::from(a.t().to_owned());
+    assert_eq!(tt.to_vec::<f32>(), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    let b = Tensor::from(ndarray::arr1(&[true, false]));
+    assert_eq!(b.dtype(), DType::Bool);
+    assert!(matches!(t.as_ndarray::<f64>(), Err(Error::Conversion(_))));
+    assert!(matches!(
+        ArrayD::<i32>::try_from(&t),
+        Err(Error::Conversion(_))
+    ));
 }

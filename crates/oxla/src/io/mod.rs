@@ -7,6 +7,11 @@
 //! (`np.savez_compressed`), and [`savez`] / [`savez_compressed`] stream each array's bytes
 //! into the archive without a copy.
 //!
+//! Behind cargo features: `safetensors` files (`load_safetensors`, `save_safetensors`),
+//! and conversions between tensors and `ndarray` arrays (`ndarray`: `From<ArrayD<T>>` for
+//! [`Tensor`], `TryFrom<&Tensor>` for `ArrayD<T>`, and the zero-copy view
+//! `Tensor::as_ndarray`).
+//!
 //! ```
 //! use oxla::{io, numpy as jnp, Tensor};
 //! let path = std::env::temp_dir().join(format!("oxla-doc-{}.npz", std::process::id()));
@@ -31,13 +36,21 @@ use crate::array::Array;
 use crate::core::Tensor;
 use crate::error::{Error, Result};
 
-/// The arrays of an `.npz` file, by name, in the archive's order (numpy's `NpzFile`).
+#[cfg(feature = "ndarray")]
+mod ndarray;
+#[cfg(feature = "safetensors")]
+mod safetensors;
+#[cfg(feature = "safetensors")]
+pub use safetensors::{load_safetensors, save_safetensors};
+
+/// Named tensors in a file's order: what [`load_npz`] (numpy's `NpzFile`) and
+/// `load_safetensors` read.
 #[derive(Clone, Debug, Default)]
-pub struct Npz {
+pub struct Tensors {
     entries: Vec<(String, Tensor)>,
 }
 
-impl Npz {
+impl Tensors {
     /// The array named `name`, if there is one.
     pub fn get(&self, name: &str) -> Option<&Tensor> {
         self.entries.iter().find(|(n, _)| n == name).map(|(_, t)| t)
@@ -64,7 +77,7 @@ impl Npz {
     }
 }
 
-impl std::ops::Index<&str> for Npz {
+impl std::ops::Index<&str> for Tensors {
     type Output = Tensor;
 
     /// The array named `name`; panics at the caller's line, listing the names, when there is
@@ -80,7 +93,7 @@ impl std::ops::Index<&str> for Npz {
     }
 }
 
-impl IntoIterator for Npz {
+impl IntoIterator for Tensors {
     type Item = (String, Tensor);
     type IntoIter = std::vec::IntoIter<(String, Tensor)>;
 
@@ -93,7 +106,7 @@ impl IntoIterator for Npz {
 ///
 /// A file that is not a zip archive, or an entry that is not a valid `.npy`, is
 /// [`Error::Npz`] naming the file and entry; a missing file is [`Error::Io`].
-pub fn load_npz(path: impl AsRef<Path>) -> Result<Npz> {
+pub fn load_npz(path: impl AsRef<Path>) -> Result<Tensors> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let at = |m: String| Error::Npz(format!("{}: {m}", path.display()));
@@ -112,7 +125,7 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<Npz> {
         })?;
         entries.push((name, Tensor::new(array)));
     }
-    Ok(Npz { entries })
+    Ok(Tensors { entries })
 }
 
 /// Writes named arrays to an uncompressed `.npz` file (numpy's `np.savez(path, **arrays)`):
