@@ -22,6 +22,17 @@ pub enum Error {
     /// A `.npy` file was malformed or of an unsupported dtype.
     #[error("npy: {0}")]
     Npy(String),
+    /// An `.npz` file was not a zip archive of `.npy` files, or could not be written.
+    #[error("npz: {0}")]
+    Npz(String),
+    /// A `.safetensors` file was malformed or of an unsupported dtype, or could not be
+    /// written.
+    #[error("safetensors: {0}")]
+    Safetensors(String),
+    /// A tensor could not be converted to another library's array: a dtype that is not the
+    /// element type asked for, or a tracer, which has no data.
+    #[error("conversion: {0}")]
+    Conversion(String),
     /// A compiled call ran out of memory: its plan exceeds the limit
     /// (`memory::set_memory_limit`, `OXLA_MEMORY_LIMIT`) and nothing ran, or the system
     /// refused one of its buffers while it ran. Either way the inputs are untouched, and

@@ -32,6 +32,7 @@ pub mod core;
 pub mod debug;
 mod env;
 mod error;
+pub mod io;
 pub mod lax;
 pub mod memory;
 pub mod nn;
@@ -41,7 +42,7 @@ pub mod prims;
 pub mod random;
 pub mod transforms;
 
-pub use array::{Array, DType};
+pub use array::{get_printoptions, printoptions, set_printoptions, Array, DType, PrintOptions};
 pub use compiler::{disable_jit, explain, jit};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};

@@ -189,10 +189,14 @@ thread_local! {
         std::cell::RefCell::new(Pool(vec![Vec::new(); POOLED / 8 + 1]));
 }
 
-/// An immutable-after-construction, 64-byte-aligned block of bytes.
+/// An immutable-after-construction block of bytes: 64-byte aligned when allocated here, at
+/// least 8-byte aligned (enough for every element type) when adopted from a `Vec`.
 pub struct Buffer {
     ptr: NonNull<u8>,
     bytes: usize,
+    /// The layout of a `Vec`'s allocation this buffer took over ([`from_vec`](Self::from_vec)),
+    /// freed as the `Vec` would free it, never pooled or held; `None` for our own.
+    adopted: Option<Layout>,
 }
 
 // SAFETY: a Buffer owns its allocation and is only written while uniquely owned.
@@ -219,6 +223,7 @@ impl Buffer {
             return Ok(Buffer {
                 ptr: NonNull::<Aligned>::dangling().cast(),
                 bytes: 0,
+                adopted: None,
             });
         }
         if bytes <= POOLED && bytes.is_multiple_of(8) {
@@ -226,7 +231,11 @@ impl Buffer {
             if let Some(ptr) = reused {
                 // SAFETY: the pooled allocation has exactly `bytes` bytes and no other owner.
                 unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, bytes) };
-                return Ok(Buffer { ptr, bytes });
+                return Ok(Buffer {
+                    ptr,
+                    bytes,
+                    adopted: None,
+                });
             }
         }
         if bytes >= LARGE {
@@ -240,7 +249,11 @@ impl Buffer {
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).ok_or(AllocError { bytes })?;
-        Ok(Buffer { ptr, bytes })
+        Ok(Buffer {
+            ptr,
+            bytes,
+            adopted: None,
+        })
     }
 
     /// Allocates `bytes` bytes without clearing them, for a kernel that writes all of them;
@@ -271,7 +284,11 @@ impl Buffer {
         if bytes >= LARGE {
             let held = HELD.lock().unwrap_or_else(|e| e.into_inner()).take(bytes);
             if let Some(ptr) = held {
-                return Ok(Buffer { ptr, bytes });
+                return Ok(Buffer {
+                    ptr,
+                    bytes,
+                    adopted: None,
+                });
             }
         }
         let layout = layout(bytes);
@@ -281,7 +298,11 @@ impl Buffer {
         if bytes >= LARGE {
             advise_huge_pages(raw, bytes);
         }
-        Ok(Buffer { ptr, bytes })
+        Ok(Buffer {
+            ptr,
+            bytes,
+            adopted: None,
+        })
     }
 
     /// Copies a typed slice into a new buffer.
@@ -290,6 +311,25 @@ impl Buffer {
         let mut b = Buffer::zeroed(std::mem::size_of_val(data));
         b.as_mut_slice::<T>().copy_from_slice(data);
         b
+    }
+
+    /// Takes over a `Vec`'s allocation without copying when it is aligned to 8 bytes, as
+    /// the system allocator's are (else copies it). Spare capacity stays allocated with
+    /// the buffer; `shrink_to_fit` first to free it.
+    #[track_caller]
+    pub fn from_vec<T: Elem>(data: Vec<T>) -> Buffer {
+        if !(data.as_ptr() as usize).is_multiple_of(8) || data.capacity() == 0 {
+            return Buffer::from_slice(&data);
+        }
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let layout = Layout::array::<T>(data.capacity()).expect("a Vec's capacity has a layout");
+        let ptr =
+            NonNull::new(data.as_mut_ptr().cast::<u8>()).expect("a Vec's pointer is not null");
+        Buffer {
+            ptr,
+            bytes: std::mem::size_of_val(data.as_slice()),
+            adopted: Some(layout),
+        }
     }
 
     /// Copies raw bytes into a new buffer.
@@ -309,7 +349,7 @@ impl Buffer {
     /// The contents viewed as elements of `T`.
     pub fn as_slice<T: Elem>(&self) -> &[T] {
         let n = self.bytes / std::mem::size_of::<T>();
-        // SAFETY: the allocation is 64-byte aligned (enough for every Elem), `bytes` long and
+        // SAFETY: the allocation is at least 8-byte aligned (enough for every Elem), `bytes` long and
         // zero-initialised or written as T; every Elem is valid for the bit patterns we store
         // (bools are only ever written as 0 or 1).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr() as *const T, n) }
@@ -356,6 +396,12 @@ struct Aligned;
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if let Some(layout) = self.adopted {
+            // SAFETY: a `Vec<T>` allocated this with the global allocator and the layout of
+            // its capacity, and gave it up to us alone (`from_vec`).
+            unsafe { dealloc(self.ptr.as_ptr(), layout) };
+            return;
+        }
         if self.bytes > 0 && self.bytes <= POOLED && self.bytes.is_multiple_of(8) {
             let kept = POOL
                 .try_with(|p| {

@@ -6,10 +6,10 @@ mod dtype;
 pub(crate) mod limit;
 pub mod npy;
 mod npy_header;
+mod print;
 mod promote;
 mod values;
 
-use std::fmt;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -19,6 +19,7 @@ pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held};
 pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub(crate) use dtype::with_dtype;
 pub use dtype::{DType, Elem, Kind};
+pub use print::{get_printoptions, printoptions, set_printoptions, PrintOptions};
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};
 
 /// The dimensions of an array, outermost first.
@@ -140,25 +141,38 @@ impl Array {
         }
     }
 
-    /// An array with the given elements in row-major order.
+    /// An array with the given elements in row-major order, taking over the `Vec`'s
+    /// allocation without copying (see [`Buffer::from_vec`]).
+    ///
+    /// ```
+    /// let v = vec![1.0f32, 2.0, 3.0, 4.0];
+    /// let at = v.as_ptr();
+    /// let a = oxla::Array::from_vec(v, &[2, 2]);
+    /// assert_eq!(a.as_slice::<f32>().as_ptr(), at);
+    /// ```
     #[track_caller]
     pub fn from_vec<T: Elem>(data: Vec<T>, shape: &[usize]) -> Array {
-        Array::from_slice(&data, shape)
+        Array::check_elements(data.len(), T::DTYPE, shape);
+        Array::from_buffer(T::DTYPE, shape, Buffer::from_vec(data))
     }
 
     /// An array copied from a slice of elements in row-major order.
     #[track_caller]
     pub fn from_slice<T: Elem>(data: &[T], shape: &[usize]) -> Array {
-        nbytes_or_panic("from_vec", T::DTYPE, shape);
-        if data.len() != numel(shape) {
+        Array::check_elements(data.len(), T::DTYPE, shape);
+        Array::from_buffer(T::DTYPE, shape, Buffer::from_slice(data))
+    }
+
+    /// Panics at the caller's line unless `len` elements of `dtype` can have `shape`.
+    #[track_caller]
+    fn check_elements(len: usize, dtype: DType, shape: &[usize]) {
+        nbytes_or_panic("from_vec", dtype, shape);
+        if len != numel(shape) {
             panic!(
-                "from_vec: {} elements cannot have shape {:?}\n  at {}",
-                data.len(),
-                shape,
+                "from_vec: {len} elements cannot have shape {shape:?}\n  at {}",
                 std::panic::Location::caller()
             );
         }
-        Array::from_buffer(T::DTYPE, shape, Buffer::from_slice(data))
     }
 
     /// A rank-0 array.
@@ -302,60 +316,5 @@ impl Array {
     pub(crate) fn into_buffer(self) -> Result<Buffer, Array> {
         let (dtype, shape) = (self.dtype, self.shape);
         Arc::try_unwrap(self.buf).map_err(|buf| Array { dtype, shape, buf })
-    }
-}
-
-impl fmt::Debug for Array {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Array({}{:?}, ",
-            self.dtype.short_name(),
-            self.shape.as_slice()
-        )?;
-        fmt::Display::fmt(self, f)?;
-        f.write_str(")")
-    }
-}
-
-impl fmt::Display for Array {
-    /// Prints nested brackets as numpy does, e.g. `[[1. 2.] [3. 4.]]` on one line.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let vals = self.to_f64_vec();
-        let dtype = self.dtype;
-        let elem = |v: f64| -> String {
-            match dtype {
-                DType::Bool => if v != 0.0 { "True" } else { "False" }.to_string(),
-                d if d.is_int() => format!("{}", v as i128),
-                DType::F16 => format!("{:?}", half::f16::from_f64(v)),
-                DType::BF16 => format!("{:?}", half::bf16::from_f64(v)),
-                DType::F32 => format!("{:?}", v as f32),
-                _ => format!("{v:?}"),
-            }
-        };
-        fn rec(
-            f: &mut fmt::Formatter<'_>,
-            shape: &[usize],
-            vals: &[f64],
-            elem: &dyn Fn(f64) -> String,
-        ) -> fmt::Result {
-            if shape.is_empty() {
-                return f.write_str(&elem(vals[0]));
-            }
-            let inner = numel(&shape[1..]);
-            f.write_str("[")?;
-            for i in 0..shape[0] {
-                if i > 0 {
-                    f.write_str(" ")?;
-                }
-                rec(f, &shape[1..], &vals[i * inner..(i + 1) * inner], elem)?;
-            }
-            f.write_str("]")
-        }
-        if self.size() == 0 && self.ndim() > 0 {
-            // As numpy prints an empty array, whatever its other dimensions.
-            return f.write_str("[]");
-        }
-        rec(f, &self.shape, &vals, &elem)
     }
 }

@@ -23,18 +23,32 @@ pub(super) struct Header {
     pub data_start: usize,
 }
 
-/// Parses the header at the start of `bytes`, or says what is wrong with it.
-pub(super) fn parse(bytes: &[u8]) -> Result<Header, String> {
-    let magic = b"\x93NUMPY";
-    if bytes.len() < magic.len() + 2 || &bytes[..magic.len()] != magic {
+/// The magic string every `.npy` file starts with, before its two version bytes.
+pub(super) const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// Checks that `bytes` start with the magic string and two version bytes.
+pub(super) fn check_magic(bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() < MAGIC.len() + 2 || !bytes.starts_with(MAGIC) {
         return Err("not a .npy file (no \\x93NUMPY magic)".into());
     }
-    let (major, minor) = (bytes[6], bytes[7]);
-    let (len_start, len_size) = match major {
-        1 => (8, 2),
-        2 | 3 => (8, 4),
-        _ => return Err(format!("unsupported .npy version {major}.{minor}")),
-    };
+    Ok(())
+}
+
+/// The size of the header-length field that follows the magic and the version `major`.
+pub(super) fn len_field_size(major: u8, minor: u8) -> Result<usize, String> {
+    match major {
+        1 => Ok(2),
+        2 | 3 => Ok(4),
+        _ => Err(format!("unsupported .npy version {major}.{minor}")),
+    }
+}
+
+/// Where the header's text starts, and its declared length, from the magic, version and
+/// length field at the start of `bytes`.
+pub(super) fn text_span(bytes: &[u8]) -> Result<(usize, usize), String> {
+    check_magic(bytes)?;
+    let len_start = MAGIC.len() + 2;
+    let len_size = len_field_size(bytes[6], bytes[7])?;
     let len_bytes = bytes
         .get(len_start..len_start + len_size)
         .ok_or("the file ends inside its header length")?;
@@ -42,7 +56,12 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Header, String> {
         .iter()
         .rev()
         .fold(0usize, |n, &b| (n << 8) | b as usize);
-    let text_start = len_start + len_size;
+    Ok((len_start + len_size, len))
+}
+
+/// Parses the header at the start of `bytes`, or says what is wrong with it.
+pub(super) fn parse(bytes: &[u8]) -> Result<Header, String> {
+    let (text_start, len) = text_span(bytes)?;
     let text = bytes
         .get(text_start..)
         .and_then(|rest| rest.get(..len))
@@ -69,6 +88,26 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Header, String> {
     })
 }
 
+/// The numpy type string of each dtype, without its byte-order character: the one table
+/// that reading and writing share (a new dtype is one line here).
+const DESCRS: &[(DType, &str)] = &[
+    (DType::Bool, "b1"),
+    (DType::I8, "i1"),
+    (DType::I16, "i2"),
+    (DType::I32, "i4"),
+    (DType::I64, "i8"),
+    (DType::U8, "u1"),
+    (DType::U16, "u2"),
+    (DType::U32, "u4"),
+    (DType::U64, "u8"),
+    (DType::F16, "f2"),
+    // numpy has no bfloat16: ml_dtypes' arrays (JAX's) are saved as 2-byte void, read back
+    // here as bfloat16.
+    (DType::BF16, "V2"),
+    (DType::F32, "f4"),
+    (DType::F64, "f8"),
+];
+
 /// oxla's dtype for a numpy type string, and whether it is big-endian.
 fn dtype_of(descr: &str) -> Result<(DType, bool), String> {
     let unsupported = || format!("unsupported dtype {descr:?}");
@@ -80,15 +119,59 @@ fn dtype_of(descr: &str) -> Result<(DType, bool), String> {
         '=' => cfg!(target_endian = "big"),
         _ => return Err(unsupported()),
     };
-    let dtype = match chars.as_str() {
-        "b1" => DType::Bool,
-        "i4" => DType::I32,
-        "u4" => DType::U32,
-        "f4" => DType::F32,
-        "f8" => DType::F64,
-        _ => return Err(unsupported()),
-    };
+    let code = chars.as_str();
+    let &(dtype, _) = DESCRS
+        .iter()
+        .find(|(_, c)| *c == code)
+        .ok_or_else(unsupported)?;
     Ok((dtype, big_endian))
+}
+
+/// The header numpy writes for a C-ordered array of `dtype` and `shape` whose data is in
+/// this machine's byte order: the dict padded with spaces and a newline so that the data
+/// starts at a multiple of 64 bytes, byte for byte as `np.save` writes it, version 1.0 unless the dict needs 2.0's longer length.
+pub(super) fn encode(dtype: DType, shape: &[usize]) -> Vec<u8> {
+    let code = DESCRS
+        .iter()
+        .find(|(d, _)| *d == dtype)
+        .map(|(_, c)| *c)
+        .expect("every dtype has a numpy type string");
+    let order = match (dtype.size(), cfg!(target_endian = "big")) {
+        (1, _) => '|',
+        (_, false) => '<',
+        (_, true) => '>',
+    };
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let shape = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    // numpy leaves room for the first dimension to grow to 21 digits in place.
+    let room = dims.first().map_or(0, |d| 21usize.saturating_sub(d.len()));
+    let dict = format!(
+        "{{'descr': '{order}{code}', 'fortran_order': False, 'shape': {shape}, }}{}",
+        " ".repeat(room)
+    );
+    let padded = |prefix: usize| (prefix + dict.len() + 1).next_multiple_of(64) - prefix;
+    let prefix = if padded(10) <= usize::from(u16::MAX) {
+        10
+    } else {
+        12
+    };
+    let len = padded(prefix);
+    let mut out = Vec::with_capacity(prefix + len);
+    out.extend_from_slice(MAGIC);
+    if prefix == 10 {
+        out.extend_from_slice(&[1, 0]);
+        out.extend_from_slice(&(len as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&[2, 0]);
+        out.extend_from_slice(&(len as u32).to_le_bytes());
+    }
+    out.extend_from_slice(dict.as_bytes());
+    out.resize(prefix + len - 1, b' ');
+    out.push(b'\n');
+    out
 }
 
 /// The three entries of a header's dict.
@@ -284,6 +367,28 @@ mod tests {
                 .shape,
             [7]
         );
+    }
+
+    #[test]
+    fn writes_what_numpy_writes() {
+        // `np.save` of `np.zeros((2, 3), np.float32)` and of `np.float64(1.0)`.
+        let pad = |dict: &str| format!("{dict}{}\n", " ".repeat(117 - dict.len()));
+        let f32_2x3 = pad("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }");
+        let f64_scalar = pad("{'descr': '<f8', 'fortran_order': False, 'shape': (), }");
+        for (dtype, shape, dict) in [
+            (DType::F32, &[2, 3][..], f32_2x3),
+            (DType::F64, &[], f64_scalar),
+        ] {
+            let mut numpy = b"\x93NUMPY\x01\x00v\x00".to_vec();
+            numpy.extend(dict.as_bytes());
+            assert_eq!(
+                String::from_utf8_lossy(&encode(dtype, shape)),
+                String::from_utf8_lossy(&numpy)
+            );
+        }
+        let h = encode(DType::Bool, &[7; 30]);
+        assert_eq!(h.len() % 64, 0);
+        assert_eq!(parse(&h).unwrap().shape, [7; 30]);
     }
 
     #[test]

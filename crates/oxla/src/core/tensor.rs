@@ -51,7 +51,8 @@ impl Tensor {
         }
     }
 
-    /// A concrete tensor with the given elements and shape (row-major).
+    /// A concrete tensor with the given elements and shape (row-major), taking over the
+    /// `Vec`'s allocation without copying ([`Array::from_vec`]).
     #[track_caller]
     pub fn from_vec<T: Elem>(data: Vec<T>, shape: &[usize]) -> Tensor {
         Tensor::new(Array::from_vec(data, shape))

@@ -84,13 +84,6 @@ fn malformed_npy_files_are_errors() {
             ),
         ),
         (
-            "int64_dtype",
-            with_data(
-                header("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }"),
-                8,
-            ),
-        ),
-        (
             "object_dtype",
             with_data(
                 header("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }"),
@@ -102,13 +95,6 @@ fn malformed_npy_files_are_errors() {
             with_data(
                 header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }"),
                 4,
-            ),
-        ),
-        (
-            "fortran_order",
-            with_data(
-                header("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }"),
-                16,
             ),
         ),
         ("too_little_data", with_data(f4("(4,)"), 10)),
