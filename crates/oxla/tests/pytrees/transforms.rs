@@ -35,6 +35,11 @@ fn grad_of_a_struct_is_the_struct() {
     assert_eq!(g.def(), p.def());
     assert_trees_close(&g, &want);
 
+    // A struct is one argument, and argument 0 of a tuple is the gradient's type.
+    fn first_is_mlp<A: oxla::Args<First = Mlp>>() {}
+    first_is_mlp::<Mlp>();
+    first_is_mlp::<(Mlp, Tensor, Tensor)>();
+
     // The struct alone is argument 0, not a tuple of its fields.
     let g_alone: Mlp = grad(|p: Mlp| mlp_loss(&p, &x, &y)).call(p.clone()).unwrap();
     assert_trees_close(&g_alone, &want);
