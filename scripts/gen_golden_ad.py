@@ -540,6 +540,35 @@ def jacrev_pytree(w, b, x):
     return jax.jacrev(lambda p: jnp.tanh(p[0] @ x + p[1]))((w, b))
 
 
+def two_outputs(x, y):
+    """(R^3, R^2) -> (R^2, R): a tuple of outputs of a tuple of arguments."""
+    return jnp.tanh(x[:2] * y), jnp.sum(jnp.sin(x)) * y[0]
+
+
+@case("jacfwd_argnums_tuple", "jax.jacfwd(f, argnums=(0, 1)) of f(x, y) -> (a, b): ((da/dx, da/dy), (db/dx, db/dy))",
+      lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_outputs,))
+def jacfwd_argnums_tuple(x, y):
+    return jax.jacfwd(two_outputs, argnums=(0, 1))(x, y)
+
+
+@case("jacrev_argnums_tuple", "jax.jacrev(f, argnums=(0, 1)) of f(x, y) -> (a, b): ((da/dx, da/dy), (db/dx, db/dy))",
+      lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_outputs,))
+def jacrev_argnums_tuple(x, y):
+    return jax.jacrev(two_outputs, argnums=(0, 1))(x, y)
+
+
+@case("jacrev_argnums_1", "jax.jacrev(f, argnums=1) of f(x, y) -> (a, b): (da/dy, db/dy)",
+      lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_outputs,))
+def jacrev_argnums_1(x, y):
+    return jax.jacrev(two_outputs, argnums=1)(x, y)
+
+
+@case("jacfwd_first_tuple_arg", "jax.jacfwd(f) of f(x, y) -> (a, b): (da/dx, db/dx)",
+      lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_outputs,))
+def jacfwd_first_tuple_arg(x, y):
+    return jax.jacfwd(two_outputs)(x, y)
+
+
 # ==========================================================================
 # 7. composition with vmap
 # ==========================================================================

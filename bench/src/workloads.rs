@@ -281,10 +281,9 @@ fn affinity(mode: Mode, quick: bool) -> Measure {
     let block_vs_all = jit(|(blk, all): (Tensor, Tensor)| {
         vmap(move |x: Tensor| {
             let row = vmap(move |y: Tensor| seeds::neg_l1(&x, &y));
-            row.call(all.clone()).expect("traced")
+            row.call(all.clone())
         })
         .call(blk)
-        .expect("traced")
     });
     let inner = jit(|x: Tensor| seeds::affinity_matmul(&x));
     let cosine = jit(|x: Tensor| seeds::affinity_cosine(&x));

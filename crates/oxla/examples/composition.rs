@@ -22,10 +22,8 @@ fn squared_error((params, x, y_true): (Params, Tensor, Tensor)) -> Tensor {
 
 fn mean_squared_error((params, batch_x, batch_y_true): (Params, Tensor, Tensor)) -> Tensor {
     // vmap inside the loss, as the seed does.
-    let batch_y_pred: Tensor = vmap(|(p, x): (Params, Tensor)| predict(&p, &x))
-        .in_axes((None, 0))
-        .call((params, batch_x))
-        .expect("fits in memory");
+    let batched_predict = vmap(|(p, x): (Params, Tensor)| predict(&p, &x)).in_axes((None, 0));
+    let batch_y_pred = batched_predict.call((params, batch_x));
     jnp::mean(&jnp::power(batch_y_pred - batch_y_true, 2), None)
 }
 
@@ -33,18 +31,16 @@ fn mean_squared_error((params, batch_x, batch_y_true): (Params, Tensor, Tensor))
 #[derive(Parser)]
 struct Args {}
 
-fn main() -> oxla::Result<()> {
+fn main() {
     Args::parse();
+    // Per-example gradients: vmap of grad, mapping x and y but not the parameters.
+    let grad_loss_single = grad(squared_error);
     let params = (Tensor::scalar(2.0f32), Tensor::scalar(1.0f32));
     let batch_x = jnp::linspace(0.0, 1.0, 5);
     let batch_y_true = &batch_x * 2.5 + 0.5;
-
-    // Per-example gradients: vmap of grad, mapping x and y but not the parameters.
-    let grad_loss_single =
-        |args| -> Params { grad(squared_error).call(args).expect("scalar loss") };
-    let grad_loss_batch = vmap(grad_loss_single).in_axes((None, 0, 0));
-    let batch_gradients: Params =
-        grad_loss_batch.call((params.clone(), batch_x.clone(), batch_y_true.clone()))?;
+    let grad_loss_batch = vmap(grad_loss_single.as_fn()).in_axes((None, 0, 0));
+    let batch_gradients =
+        grad_loss_batch.call((params.clone(), batch_x.clone(), batch_y_true.clone()));
     println!("params (w, b): ({}, {})", params.0, params.1);
     println!("batch x: {batch_x}");
     println!("batch y_true: {batch_y_true}");
@@ -54,8 +50,9 @@ fn main() -> oxla::Result<()> {
     println!("shape of db: {:?}", batch_gradients.1.shape());
 
     // The gradient of the mean loss.
-    let mean_batch_gradient: Params =
-        grad(mean_squared_error).call((params.clone(), batch_x.clone(), batch_y_true.clone()))?;
+    let grad_mean_loss = grad(mean_squared_error);
+    let mean_batch_gradient =
+        grad_mean_loss.call((params.clone(), batch_x.clone(), batch_y_true.clone()));
     println!("\n--- mean gradient ---");
     println!(
         "mean batch gradient (dw, db): ({}, {})",
@@ -75,12 +72,6 @@ fn main() -> oxla::Result<()> {
     println!("mean gradient matches (db): {}", py(db_match));
 
     println!("\nmake_jaxpr(vmap(grad(squared_error)).in_axes((None, 0, 0))):");
-    let traced = |args: (Params, Tensor, Tensor)| -> Params {
-        vmap(grad_loss_single)
-            .in_axes((None, 0, 0))
-            .call(args)
-            .expect("fits")
-    };
+    let traced = |args| grad_loss_batch.call(args);
     println!("{}", make_jaxpr(traced, (params, batch_x, batch_y_true)));
-    Ok(())
 }

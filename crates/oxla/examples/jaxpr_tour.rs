@@ -18,7 +18,7 @@ fn main() {
     println!("{}\n", make_jaxpr(seeds::outer_sum, jnp::ones(&[100])));
 
     println!("# seed 004: vmap(f) on f32[10,100]");
-    let vf = |x: Tensor| vmap(seeds::outer_sum).call(x).unwrap();
+    let vf = |x: Tensor| vmap(seeds::outer_sum).call(x);
     println!("{}\n", make_jaxpr(vf, jnp::ones(&[10, 100])));
 
     println!("# seed 004: memory_test1's body for one lattice id (N = 400, dof = 19)");

@@ -41,10 +41,7 @@ fn loss((p, x, y): (Mlp, Tensor, Tensor)) -> Tensor {
 
 /// The mean loss over a batch.
 fn batch_loss((p, xs, ys): (Mlp, Tensor, Tensor)) -> Tensor {
-    let losses: Tensor = vmap(loss)
-        .in_axes((None, 0, 0))
-        .call((p, xs, ys))
-        .expect("no memory budget");
+    let losses = vmap(loss).in_axes((None, 0, 0)).call((p, xs, ys));
     jnp::mean(&losses, None)
 }
 
@@ -74,9 +71,7 @@ fn main() -> oxla::Result<()> {
     println!("parameters: {}", tree_structure(&params));
 
     // One jitted function computes the loss and its gradient, an `Mlp`.
-    let step = jit(|args: (Mlp, Tensor, Tensor)| -> (Tensor, Mlp) {
-        value_and_grad(batch_loss).call(args).expect("scalar loss")
-    });
+    let step = jit(value_and_grad(batch_loss).as_fn());
     let mut first = None;
     let mut last = 0.0;
     for _ in 0..steps {
@@ -91,12 +86,7 @@ fn main() -> oxla::Result<()> {
     );
 
     // Per-example gradients: jit(vmap(grad(loss))), mapping the data, not the parameters.
-    let per_example = jit(|args: (Mlp, Tensor, Tensor)| -> Mlp {
-        vmap(|a| -> Mlp { grad(loss).call(a).expect("scalar loss") })
-            .in_axes((None, 0, 0))
-            .call(args)
-            .expect("no memory budget")
-    });
+    let per_example = jit(vmap(grad(loss).as_fn()).in_axes((None, 0, 0)).as_fn());
     let grads = per_example.call((params.clone(), xs.clone(), ys.clone()))?;
     println!(
         "per-example gradients: {} with w1 {:?}, b1 {:?}, w2 {:?}, b2 {:?}",
@@ -108,12 +98,7 @@ fn main() -> oxla::Result<()> {
     );
 
     // The same with a tuple of parameters.
-    let per_example_tuple = jit(|args: (MlpTuple, Tensor, Tensor)| -> MlpTuple {
-        vmap(|a| -> MlpTuple { grad(loss_tuple).call(a).expect("scalar loss") })
-            .in_axes((None, 0, 0))
-            .call(args)
-            .expect("no memory budget")
-    });
+    let per_example_tuple = jit(vmap(grad(loss_tuple).as_fn()).in_axes((None, 0, 0)).as_fn());
     let tuple_params = (params.w1, params.b1, params.w2, params.b2);
     let (w1, b1, w2, b2) = per_example_tuple.call((tuple_params, xs, ys))?;
     let same = allclose(&grads.w1, &w1)

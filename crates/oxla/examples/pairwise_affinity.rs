@@ -51,19 +51,17 @@ enum Chunking {
 /// `vmap(vmap(aff, in_axes=(None, 0)))(imgs, imgs)`, the outer one chunked as asked.
 fn affinities(imgs: Tensor, aff: fn((Tensor, Tensor)) -> Tensor, how: Chunking) -> Tensor {
     let all = imgs.clone();
-    let row = move |a: Tensor| -> Tensor {
-        vmap(aff)
-            .in_axes((None, 0))
-            .call((a, all.clone()))
-            .expect("traced")
-    };
+    let row = move |a: Tensor| -> Tensor { vmap(aff).in_axes((None, 0)).call((a, all.clone())) };
     let outer = vmap(row);
-    let outer = match how {
-        Chunking::Whole => outer,
-        Chunking::Chunk(k) => outer.chunk_size(k).progress(true),
-        Chunking::Budget(b) => outer.memory_budget(b).progress(true),
-    };
-    outer.call(imgs).expect("traced")
+    match how {
+        Chunking::Whole => outer.call(imgs),
+        Chunking::Chunk(k) => outer.chunk_size(k).progress(true).call(imgs),
+        Chunking::Budget(b) => outer
+            .memory_budget(b)
+            .progress(true)
+            .call(imgs)
+            .expect("one image at a time fits the budget"),
+    }
 }
 
 /// The pairwise affinities of `n` random images, `vmap(vmap(aff))`, with its memory plan.
@@ -138,7 +136,7 @@ fn main() {
     let draw = jit(move |k: Tensor| random::normal(&k, &[n, size, size]));
     let imgs = draw.call(random::key(0)).expect("draws");
     let f = jit(move |imgs: Tensor| affinities(imgs, aff, how));
-    let compiled = f.lower(&imgs).and_then(|l| l.compile()).expect("compiles");
+    let compiled = f.lower(&imgs).compile();
     let plan = compiled.memory_analysis();
     println!(
         "{mode}: {n} images of {size}x{size}; inputs {}, output {}, planned peak {}",

@@ -47,8 +47,8 @@ fn main() -> oxla::Result<()> {
     let args = seeds::mlp_data(b);
     if cli.explain {
         for (name, c) in [
-            ("per_example", per_example.lower(&args)?.compile()?),
-            ("mean", mean.lower(&args)?.compile()?),
+            ("per_example", per_example.lower(&args).compile()),
+            ("mean", mean.lower(&args).compile()),
         ] {
             println!("# {name}\n{}", c.memory_analysis());
             // The median of each step's time over twenty runs.

@@ -4,6 +4,8 @@
 //! naming the primitive, the shapes and the caller's source line; what can fail at run time
 //! returns [`Result`].
 
+use std::fmt;
+use std::panic::Location;
 use std::path::Path;
 
 /// oxla's error type.
@@ -24,7 +26,26 @@ pub enum Error {
     /// (`memory::set_memory_limit`, `OXLA_MEMORY_LIMIT`) and nothing ran, or the system
     /// refused one of its buffers while it ran. Either way the inputs are untouched, and
     /// the process can go on calling.
-    #[error("out of memory: {}", out_of_memory_text(*needed, *limit, *refused, largest, advice))]
+    ///
+    /// ```
+    /// use oxla::{jit, memory, numpy as jnp, vmap, Error, Tensor};
+    /// // Sorting each example's 200 x 200 table holds 64 of them (10 MiB) at once.
+    /// let f = |x: Tensor| {
+    ///     let table = x.index((.., None)) * x.index((None, ..));
+    ///     jnp::sort(&table, Some(-1)).index((.., -1)).sum(None)
+    /// };
+    /// let g = jit(move |xs: Tensor| vmap(f).chunk_size(64).call(xs));
+    /// memory::set_memory_limit(Some(4 << 20));
+    /// let err = g.call(jnp::ones(&[64, 200])).unwrap_err();
+    /// memory::set_memory_limit(None);
+    /// let Error::OutOfMemory { needed, limit, largest, fitting_chunk_size, .. } = err else {
+    ///     unreachable!()
+    /// };
+    /// assert!(needed > limit.unwrap());
+    /// assert_eq!(largest.unwrap().shape, vec![64, 200, 200]);
+    /// assert!(fitting_chunk_size.is_some_and(|k| k < 64));
+    /// ```
+    #[error("out of memory: {}", out_of_memory_text(*needed, *limit, *refused, largest.as_deref(), advice))]
     OutOfMemory {
         /// Bytes the plan needs at its peak.
         needed: usize,
@@ -33,13 +54,86 @@ pub enum Error {
         /// Bytes of the allocation the system refused, when it did (the plan was within
         /// the limit).
         refused: Option<usize>,
-        /// The largest buffer at the peak: size, aval, kind, primitive, equation, line.
-        largest: String,
-        /// What would fit: a chunk size for a chunked map of the program under which the
-        /// program, planned again at that size, fits the limit (given by `jit(f).call`,
-        /// which can trace `f` again; empty when there is none or it cannot be checked).
+        /// The largest buffer at the peak: size, dtype and shape, kind, primitive, equation
+        /// and the user's line that makes it.
+        largest: Option<Box<LargestBuffer>>,
+        /// A chunk size for the program's chunked map (`vmap(..).chunk_size(k)` or
+        /// `lax::map(..).batch_size(k)`) under which the program, planned again at that
+        /// size, fits the limit (given by `jit(f).call`, which can trace `f` again; `None`
+        /// when there is none or it cannot be checked).
+        fitting_chunk_size: Option<usize>,
+        /// The advice in words (where the chunked map is, what it would need), as the
+        /// error's text ends; empty when there is none.
         advice: String,
     },
+}
+
+/// What a planned buffer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// An argument of the call (owned by the caller).
+    Argument,
+    /// A constant captured by the program.
+    Constant,
+    /// An intermediate value, freed after its last use.
+    Temporary,
+    /// A result of the call.
+    Output,
+}
+
+impl fmt::Display for BufferKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BufferKind::Argument => "argument",
+            BufferKind::Constant => "constant",
+            BufferKind::Temporary => "temporary",
+            BufferKind::Output => "output",
+        })
+    }
+}
+
+/// The largest buffer at the peak of a call that ran out of memory, as
+/// [`Error::OutOfMemory`] carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LargestBuffer {
+    /// Size in bytes.
+    pub bytes: usize,
+    /// The dtype's short name (`"f32"`).
+    pub dtype: &'static str,
+    /// The shape.
+    pub shape: Vec<usize>,
+    /// What the buffer holds.
+    pub kind: BufferKind,
+    /// The primitive that computes it (empty for arguments and constants).
+    pub primitive: &'static str,
+    /// The index of that equation in the compiled jaxpr.
+    pub equation: Option<usize>,
+    /// The user's source line of that equation.
+    pub source: Option<&'static Location<'static>>,
+}
+
+impl fmt::Display for LargestBuffer {
+    /// `"3.8 GiB f32[1000,1000,1000] (temporary, `mul` at equation 2, src/main.rs:4:9)"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.shape.iter().map(usize::to_string).collect();
+        let eqn = self.equation.map_or("-".to_string(), |e| e.to_string());
+        let at = self.source.map_or("-".to_string(), |l| {
+            format!("{}:{}:{}", l.file(), l.line(), l.column())
+        });
+        write!(
+            f,
+            "{} {}[{}] ({}, `{}` at equation {eqn}, {at})",
+            crate::env::format_bytes(self.bytes),
+            self.dtype,
+            dims.join(","),
+            self.kind,
+            if self.primitive.is_empty() {
+                "-"
+            } else {
+                self.primitive
+            },
+        )
+    }
 }
 
 /// The text of [`Error::OutOfMemory`], after "out of memory: ".
@@ -47,10 +141,11 @@ fn out_of_memory_text(
     needed: usize,
     limit: Option<usize>,
     refused: Option<usize>,
-    largest: &str,
+    largest: Option<&LargestBuffer>,
     advice: &str,
 ) -> String {
     use crate::env::format_bytes;
+    let largest = largest.map_or("-".to_string(), LargestBuffer::to_string);
     let needed = format_bytes(needed);
     let limit = limit.map(format_bytes);
     match (refused, limit) {

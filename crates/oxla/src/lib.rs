@@ -44,7 +44,7 @@ pub use compiler::{explain, jit};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
-pub use error::{Error, Result};
+pub use error::{Error, LargestBuffer, Result};
 pub use memory::MemoryAnalysis;
 pub use numpy as jnp;
 pub use oxla_derive::Tree;

@@ -4,22 +4,12 @@ use std::fmt;
 use std::panic::Location;
 
 use crate::array::Aval;
+use crate::error::LargestBuffer;
 
 pub use crate::array::limit::{memory_limit, set_memory_limit};
 pub use crate::env::format_bytes;
 
-/// What a planned buffer holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BufferKind {
-    /// An argument of the call (owned by the caller).
-    Argument,
-    /// A constant captured by the program.
-    Constant,
-    /// An intermediate value, freed after its last use.
-    Temporary,
-    /// A result of the call.
-    Output,
-}
+pub use crate::error::BufferKind;
 
 /// One buffer of a memory plan, traced to the equation and source line that made it.
 #[derive(Clone, Debug)]
@@ -43,12 +33,11 @@ pub struct BufferInfo {
 /// ```
 /// use oxla::{jit, numpy as jnp, Tensor};
 /// let f = jit(|x: Tensor| (jnp::exp(&x) * 2.0).sum(None));
-/// let compiled = f.lower(&jnp::ones(&[1000]))?.compile()?;
+/// let compiled = f.lower(&jnp::ones(&[1000])).compile();
 /// let m = compiled.memory_analysis();
 /// assert_eq!(m.argument_bytes, 4000);
 /// assert_eq!(m.output_bytes, 4);
 /// println!("{m}");
-/// # Ok::<(), oxla::Error>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct MemoryAnalysis {
@@ -268,6 +257,7 @@ impl MemoryAnalysis {
             refused: None,
             largest: self.largest_buffer(),
             // Advice is given by `jit`, which can plan the program again to check it.
+            fitting_chunk_size: None,
             advice: String::new(),
         }
     }
@@ -279,33 +269,23 @@ impl MemoryAnalysis {
             limit: memory_limit(),
             refused: Some(bytes),
             largest: self.largest_buffer(),
+            fitting_chunk_size: None,
             advice: String::new(),
         }
     }
 
     /// The largest buffer at the peak, with the equation and source line that make it.
-    fn largest_buffer(&self) -> String {
-        self.largest.first().map_or("-".to_string(), |b| {
-            let at = b.source.map_or("-".to_string(), |l| {
-                format!("{}:{}:{}", l.file(), l.line(), l.column())
-            });
-            let eqn = b.equation.map_or("-".to_string(), |e| e.to_string());
-            format!(
-                "{} {} ({}, `{}` at equation {eqn}, {at})",
-                format_bytes(b.bytes),
-                b.aval,
-                match b.kind {
-                    BufferKind::Argument => "argument",
-                    BufferKind::Constant => "constant",
-                    BufferKind::Temporary => "temporary",
-                    BufferKind::Output => "output",
-                },
-                if b.primitive.is_empty() {
-                    "-"
-                } else {
-                    b.primitive
-                },
-            )
+    pub(crate) fn largest_buffer(&self) -> Option<Box<LargestBuffer>> {
+        self.largest.first().map(|b| {
+            Box::new(LargestBuffer {
+                bytes: b.bytes,
+                dtype: b.aval.dtype.short_name(),
+                shape: b.aval.shape.to_vec(),
+                kind: b.kind,
+                primitive: b.primitive,
+                equation: b.equation,
+                source: b.source,
+            })
         })
     }
 

@@ -38,7 +38,7 @@ pub fn sigmoid(x: &Tensor) -> Tensor {
 ///
 /// ```
 /// use oxla::{grad, nn, Tensor};
-/// let g: Tensor = grad(|x: Tensor| nn::relu(&x)).call(Tensor::scalar(0.0f32)).unwrap();
+/// let g = grad(|x: Tensor| nn::relu(&x)).call(Tensor::scalar(0.0f32));
 /// assert_eq!(g.item(), 0.0);
 /// ```
 #[track_caller]

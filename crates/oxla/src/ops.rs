@@ -56,7 +56,7 @@ binary!(
 /// use oxla::{grad, lax, numpy as jnp, Tensor};
 /// // d/dx (x * stop_gradient(x)) = stop_gradient(x) = x.
 /// let g = grad(|x: Tensor| (&x * &lax::stop_gradient(&x)).sum(None));
-/// let dx: Tensor = g.call(jnp::array(&[3.0f32], &[1])).unwrap();
+/// let dx = g.call(jnp::array(&[3.0f32], &[1]));
 /// assert_eq!(dx.to_vec::<f32>(), vec![3.0]);
 /// ```
 #[track_caller]

@@ -25,9 +25,9 @@ fn aff((a, b): (Tensor, Tensor)) -> Tensor {
 fn chunked_equals_unchunked_for_every_chunk_size() {
     let x = normal(0, &[23, 5]);
     let f = |x: Tensor| jnp::tanh(&x).sum(None) * x.index(0);
-    let want: Tensor = vmap(f).call(x.clone()).unwrap();
+    let want: Tensor = vmap(f).call(x.clone());
     for k in [1, 2, 7, 22, 23, 100] {
-        let got: Tensor = vmap(f).chunk_size(k).call(x.clone()).unwrap();
+        let got: Tensor = vmap(f).chunk_size(k).call(x.clone());
         close(&got, &want);
     }
 }
@@ -36,7 +36,7 @@ fn chunked_equals_unchunked_for_every_chunk_size() {
 fn chunked_stages_one_map_primitive() {
     let x = normal(0, &[10, 3]);
     let j = make_jaxpr(
-        |x: Tensor| -> Tensor { vmap(|v: Tensor| v.sum(None)).chunk_size(4).call(x).unwrap() },
+        |x: Tensor| -> Tensor { vmap(|v: Tensor| v.sum(None)).chunk_size(4).call(x) },
         x,
     );
     let text = j.to_string();
@@ -55,14 +55,12 @@ fn in_axes_out_axes_and_unmapped_arguments() {
     let want: Tensor = vmap(f)
         .in_axes((1, None))
         .out_axes(1)
-        .call((a.clone(), b.clone()))
-        .unwrap();
+        .call((a.clone(), b.clone()));
     let got: Tensor = vmap(f)
         .in_axes((1, None))
         .out_axes(1)
         .chunk_size(2)
-        .call((a, b))
-        .unwrap();
+        .call((a, b));
     assert_eq!(got.shape(), &[4, 9]);
     close(&got, &want);
 }
@@ -71,15 +69,10 @@ fn in_axes_out_axes_and_unmapped_arguments() {
 fn pairwise_affinity_chunked_matches() {
     let imgs = normal(3, &[13, 4, 4]);
     let pair = |imgs: Tensor, k: Option<usize>| -> Tensor {
-        let row = |a: Tensor| -> Tensor {
-            vmap(aff)
-                .in_axes((None, 0))
-                .call((a, imgs.clone()))
-                .unwrap()
-        };
+        let row = |a: Tensor| -> Tensor { vmap(aff).in_axes((None, 0)).call((a, imgs.clone())) };
         match k {
-            Some(k) => vmap(row).chunk_size(k).call(imgs.clone()).unwrap(),
-            None => vmap(row).call(imgs.clone()).unwrap(),
+            Some(k) => vmap(row).chunk_size(k).call(imgs.clone()),
+            None => vmap(row).call(imgs.clone()),
         }
     };
     let want = pair(imgs.clone(), None);
@@ -101,27 +94,24 @@ fn grad_of_chunked_equals_grad_of_unchunked() {
             let per = |(w, x): (Tensor, Tensor)| jnp::tanh(&x.matmul(&w)).sum(None);
             let v = vmap(per).in_axes((None, 0));
             let l: Tensor = match k {
-                Some(k) => v.chunk_size(k).call((w, xs)).unwrap(),
-                None => v.call((w, xs)).unwrap(),
+                Some(k) => v.chunk_size(k).call((w, xs)),
+                None => v.call((w, xs)),
             };
             (&l * &l).sum(None)
         }
     };
     let (gw, gx): (Tensor, Tensor) = grad(loss(None))
         .argnums([0, 1])
-        .call((w.clone(), xs.clone()))
-        .unwrap();
+        .call((w.clone(), xs.clone()));
     for k in [1, 4, 11] {
         let (cw, cx): (Tensor, Tensor) = grad(loss(Some(k)))
             .argnums([0, 1])
-            .call((w.clone(), xs.clone()))
-            .unwrap();
+            .call((w.clone(), xs.clone()));
         close(&cw, &gw);
         close(&cx, &gx);
-        let (jw, jx): (Tensor, Tensor) =
-            jit(move |a| grad(loss(Some(k))).argnums([0, 1]).call(a).unwrap())
-                .call((w.clone(), xs.clone()))
-                .unwrap();
+        let (jw, jx): (Tensor, Tensor) = jit(move |a| grad(loss(Some(k))).argnums([0, 1]).call(a))
+            .call((w.clone(), xs.clone()))
+            .unwrap();
         close(&jw, &gw);
         close(&jx, &gx);
     }
@@ -135,8 +125,8 @@ fn jvp_of_chunked_equals_jvp_of_unchunked() {
         move |xs: Tensor| -> Tensor {
             let v = vmap(|x: Tensor| jnp::exp(&x).sum(None));
             match k {
-                Some(k) => v.chunk_size(k).call(xs).unwrap(),
-                None => v.call(xs).unwrap(),
+                Some(k) => v.chunk_size(k).call(xs),
+                None => v.call(xs),
             }
         }
     };
@@ -153,18 +143,18 @@ fn outer_vmap_and_nesting() {
         move |x: Tensor| -> Tensor {
             let v = vmap(|r: Tensor| (&r * &r).sum(None));
             match k {
-                Some(k) => v.chunk_size(k).call(x).unwrap(),
-                None => v.call(x).unwrap(),
+                Some(k) => v.chunk_size(k).call(x),
+                None => v.call(x),
             }
         }
     };
-    let want: Tensor = vmap(inner(None)).call(xs.clone()).unwrap();
-    let outer: Tensor = vmap(inner(Some(3))).call(xs.clone()).unwrap();
+    let want: Tensor = vmap(inner(None)).call(xs.clone());
+    let outer: Tensor = vmap(inner(Some(3))).call(xs.clone());
     close(&outer, &want);
-    let both: Tensor = vmap(inner(Some(4))).chunk_size(2).call(xs.clone()).unwrap();
+    let both: Tensor = vmap(inner(Some(4))).chunk_size(2).call(xs.clone());
     close(&both, &want);
-    let moved: Tensor = vmap(inner(Some(4))).in_axes(1).call(xs.clone()).unwrap();
-    let want_moved: Tensor = vmap(inner(None)).in_axes(1).call(xs).unwrap();
+    let moved: Tensor = vmap(inner(Some(4))).in_axes(1).call(xs.clone());
+    let want_moved: Tensor = vmap(inner(None)).in_axes(1).call(xs);
     close(&moved, &want_moved);
 }
 
@@ -176,7 +166,7 @@ fn memory_budget_picks_a_chunk_that_fits_and_the_plan_shows_it() {
     let f = |x: Tensor| jnp::abs(&x.matmul(&x)).sum(None);
     let budget = 800 << 10;
     let g = jit(move |a: Tensor| -> Tensor { vmap(f).memory_budget(budget).call(a).unwrap() });
-    let compiled = g.lower(&a).unwrap().compile().unwrap();
+    let compiled = g.lower(&a).compile();
     let plan = compiled.memory_analysis();
     let c = &plan.chunks[0];
     assert!(plan.peak_bytes <= budget, "{plan}");
@@ -188,7 +178,7 @@ fn memory_budget_picks_a_chunk_that_fits_and_the_plan_shows_it() {
         svg.starts_with("<svg") && svg.contains("step 0 (chunked_map)"),
         "{svg}"
     );
-    let want: Tensor = vmap(f).call(a.clone()).unwrap();
+    let want: Tensor = vmap(f).call(a.clone());
     close(&compiled.call(a).unwrap(), &want);
 }
 
@@ -206,25 +196,23 @@ fn grad_of_chunked_holds_one_chunks_residuals() {
         move |(w, xs): (Tensor, Tensor)| -> Tensor {
             let v = vmap(per).in_axes((None, 0));
             let l: Tensor = match k {
-                Some(k) => v.chunk_size(k).call((w, xs)).unwrap(),
-                None => v.call((w, xs)).unwrap(),
+                Some(k) => v.chunk_size(k).call((w, xs)),
+                None => v.call((w, xs)),
             };
             l.sum(None)
         }
     };
     let args = (w.clone(), xs.clone());
-    let forward = oxla::explain(loss(Some(16)), &args).unwrap();
+    let forward = oxla::explain(loss(Some(16)), &args);
     let chunk = forward.chunks[0].chunk_bytes;
     let backward = oxla::explain(
-        |a: (Tensor, Tensor)| -> Tensor { grad(loss(Some(16))).call(a).unwrap() },
+        |a: (Tensor, Tensor)| -> Tensor { grad(loss(Some(16))).call(a) },
         &args,
-    )
-    .unwrap();
+    );
     let unchunked = oxla::explain(
-        |a: (Tensor, Tensor)| -> Tensor { grad(loss(None)).call(a).unwrap() },
+        |a: (Tensor, Tensor)| -> Tensor { grad(loss(None)).call(a) },
         &args,
-    )
-    .unwrap();
+    );
     // Within 1.5x of the forward chunk's peak plus the inputs and outputs.
     let bound = (chunk + backward.argument_bytes + backward.output_bytes) * 3 / 2;
     println!(
@@ -240,8 +228,8 @@ fn grad_of_chunked_holds_one_chunks_residuals() {
         unchunked.peak_bytes > 8 * backward.peak_bytes,
         "{unchunked}\n{backward}"
     );
-    let got: Tensor = grad(loss(Some(16))).call(args.clone()).unwrap();
-    close(&got, &grad(loss(None)).call(args).unwrap());
+    let got: Tensor = grad(loss(Some(16))).call(args.clone());
+    close(&got, &grad(loss(None)).call(args));
 }
 
 #[test]
@@ -252,15 +240,13 @@ fn negative_in_axes_and_an_unmapped_output() {
     let whole: (Tensor, Tensor) = vmap(f)
         .in_axes((-1, None))
         .out_axes((-1, None))
-        .call((a.clone(), b.clone()))
-        .unwrap();
+        .call((a.clone(), b.clone()));
     for k in [1, 3, 8] {
         let got: (Tensor, Tensor) = vmap(f)
             .in_axes((-1, None))
             .out_axes((-1, None))
             .chunk_size(k)
-            .call((a.clone(), b.clone()))
-            .unwrap();
+            .call((a.clone(), b.clone()));
         assert_eq!(got.0.shape(), &[5, 8]);
         close(&got.0, &whole.0);
         close(&got.1, &whole.1);

@@ -83,20 +83,17 @@ fn vmap_of_scan_equals_a_loop_of_scans() {
     let hs = normal(4, &[3, 4]);
     let xss = normal(5, &[3, 6, 4]);
     // Batched carry and scanned operand.
-    let (bh, bys): (Tensor, Tensor) = vmap(|(h, xs): (Tensor, Tensor)| rnn((w.clone(), h, xs)))
-        .call((hs.clone(), xss.clone()))
-        .unwrap();
+    let (bh, bys): (Tensor, Tensor) =
+        vmap(|(h, xs): (Tensor, Tensor)| rnn((w.clone(), h, xs))).call((hs.clone(), xss.clone()));
     // Batched scanned operand only: the carry becomes batched after one step.
     let h0 = normal(6, &[4]);
-    let (ch, cys): (Tensor, Tensor) = vmap(|xs: Tensor| rnn((w.clone(), h0.clone(), xs)))
-        .call(xss.clone())
-        .unwrap();
+    let (ch, cys): (Tensor, Tensor) =
+        vmap(|xs: Tensor| rnn((w.clone(), h0.clone(), xs))).call(xss.clone());
     // Batched captured weight only.
     let ws = normal(7, &[3, 4, 4]) * 0.5;
     let xs0 = xss.index(0);
-    let (wh, wys): (Tensor, Tensor) = vmap(|w: Tensor| rnn((w, h0.clone(), xs0.clone())))
-        .call(ws.clone())
-        .unwrap();
+    let (wh, wys): (Tensor, Tensor) =
+        vmap(|w: Tensor| rnn((w, h0.clone(), xs0.clone()))).call(ws.clone());
     for b in 0..3 {
         let (h, ys) = rnn_unrolled((w.clone(), hs.index(b), xss.index(b)));
         close(&bh.index(b), &h);
@@ -122,18 +119,14 @@ fn loss(
 #[test]
 fn grad_of_scan_equals_grad_of_the_loop_and_finite_differences() {
     let args = data();
-    let g: (Tensor, Tensor, Tensor) = grad(loss(rnn))
-        .argnums([0, 1, 2])
-        .call(args.clone())
-        .unwrap();
+    let g: (Tensor, Tensor, Tensor) = grad(loss(rnn)).argnums([0, 1, 2]).call(args.clone());
     let u: (Tensor, Tensor, Tensor) = grad(loss(rnn_unrolled))
         .argnums([0, 1, 2])
-        .call(args.clone())
-        .unwrap();
+        .call(args.clone());
     close(&g.0, &u.0);
     close(&g.1, &u.1);
     close(&g.2, &u.2);
-    let jg: (Tensor, Tensor, Tensor) = jit(|a| grad(loss(rnn)).argnums([0, 1, 2]).call(a).unwrap())
+    let jg: (Tensor, Tensor, Tensor) = jit(|a| grad(loss(rnn)).argnums([0, 1, 2]).call(a))
         .call(args.clone())
         .unwrap();
     close(&jg.0, &u.0);
@@ -141,8 +134,8 @@ fn grad_of_scan_equals_grad_of_the_loop_and_finite_differences() {
     let carry_only = |f: fn((Tensor, Tensor, Tensor)) -> (Tensor, Tensor)| {
         move |a| -> Tensor { f(a).0.sum(None) }
     };
-    let c: Tensor = grad(carry_only(rnn)).call(args.clone()).unwrap();
-    let cu: Tensor = grad(carry_only(rnn_unrolled)).call(args.clone()).unwrap();
+    let c: Tensor = grad(carry_only(rnn)).call(args.clone());
+    let cu: Tensor = grad(carry_only(rnn_unrolled)).call(args.clone());
     close(&c, &cu);
     // Central differences on the initial carry, in f64.
     let (w, h, xs) = args;
@@ -198,10 +191,10 @@ fn fori_loop_runs_and_differentiates() {
     close(&run(v.clone()), &unrolled(v.clone()));
     close(&jit(run).call(v.clone()).unwrap(), &unrolled(v.clone()));
     let g = |f: &dyn Fn(Tensor) -> Tensor| -> Tensor {
-        grad(|v: Tensor| f(v).sum(None)).call(v.clone()).unwrap()
+        grad(|v: Tensor| f(v).sum(None)).call(v.clone())
     };
     close(&g(&run), &g(&unrolled));
-    let batched: Tensor = vmap(run).call(normal(11, &[3, 5])).unwrap();
+    let batched: Tensor = vmap(run).call(normal(11, &[3, 5]));
     close(&batched.index(1), &unrolled(normal(11, &[3, 5]).index(1)));
 }
 
@@ -211,7 +204,7 @@ fn two_loops_of_one_body_stay_two_once_compiled() {
     // equal bodies on one operand are two primitives.
     let body = |(_, v): (Tensor, Tensor)| jnp::sin(&v);
     let f = move |v: Tensor| lax::fori_loop(0, 3, body, v.clone()) + lax::fori_loop(0, 3, body, v);
-    let c = jit(f).lower(&jnp::ones(&[4])).unwrap().compile().unwrap();
+    let c = jit(f).lower(&jnp::ones(&[4])).compile();
     let text = c.jaxpr().to_string();
     assert_eq!(text.matches("scan[").count(), 2, "{text}");
 }
@@ -220,12 +213,12 @@ fn two_loops_of_one_body_stay_two_once_compiled() {
 fn lax_map_equals_vmap_for_every_batch_size() {
     let xs = normal(12, &[10, 3]);
     let f = |x: Tensor| jnp::exp(&x).sum(None);
-    let want: Tensor = vmap(f).call(xs.clone()).unwrap();
+    let want: Tensor = vmap(f).call(xs.clone());
     for k in [1, 3, 10] {
-        let got: Tensor = lax::map(f, xs.clone()).batch_size(k).call().unwrap();
+        let got: Tensor = lax::map(f, xs.clone()).batch_size(k).call();
         close(&got, &want);
     }
-    let one: Tensor = lax::map(f, xs).call().unwrap();
+    let one: Tensor = lax::map(f, xs).call();
     close(&one, &want);
 }
 
@@ -262,8 +255,8 @@ fn cond_runs_one_branch_under_every_transform() {
         let g = chosen(y.clone(), &x);
         close(&f(x.clone()), &g(x.clone()));
         close(&jit(&f).call(x.clone()).unwrap(), &g(x.clone()));
-        let gf: Tensor = grad(|x: Tensor| f(x).sum(None)).call(x.clone()).unwrap();
-        let gg: Tensor = grad(|x: Tensor| g(x).sum(None)).call(x.clone()).unwrap();
+        let gf: Tensor = grad(|x: Tensor| f(x).sum(None)).call(x.clone());
+        let gg: Tensor = grad(|x: Tensor| g(x).sum(None)).call(x.clone());
         close(&gf, &gg);
         let t = normal(22, &[3]);
         let (_, tf) = jvp(&f, x.clone(), t.clone());
@@ -271,17 +264,14 @@ fn cond_runs_one_branch_under_every_transform() {
         close(&tf, &tg);
     }
     // A batched predicate: every branch runs and each lane selects its own.
-    let batched: Tensor = vmap(&f).call(xs.clone()).unwrap();
+    let batched: Tensor = vmap(&f).call(xs.clone());
     for i in 0..6 {
         close(
             &batched.index(i),
             &chosen(y.clone(), &xs.index(i))(xs.index(i)),
         );
     }
-    let j = make_jaxpr(
-        |x: Tensor| -> Tensor { vmap(&f).call(x).unwrap() },
-        xs.clone(),
-    );
+    let j = make_jaxpr(|x: Tensor| -> Tensor { vmap(&f).call(x) }, xs.clone());
     assert!(j.to_string().contains("select_n"), "{j}");
     // An unbatched predicate stays a cond of batched branches.
     let shared = |x: Tensor| {
@@ -292,7 +282,7 @@ fn cond_runs_one_branch_under_every_transform() {
             x,
         )
     };
-    let s: Tensor = vmap(shared).call(xs.clone()).unwrap();
+    let s: Tensor = vmap(shared).call(xs.clone());
     close(&s, &(&xs * 3.0));
 }
 
@@ -331,7 +321,7 @@ fn while_loop_runs_batches_per_lane_and_differentiates_forward() {
     );
     // Lanes need different trip counts: the loop runs until all are done.
     let lanes = Tensor::from_vec(vec![0.25f32, 2.0, 100.0, 1e6], &[4]);
-    let got: Tensor = vmap(newton_sqrt).call(lanes.clone()).unwrap();
+    let got: Tensor = vmap(newton_sqrt).call(lanes.clone());
     for (g, a) in got.to_vec::<f32>().iter().zip(lanes.to_vec::<f32>()) {
         assert_abs_diff_eq!(*g, a.sqrt(), epsilon = 1e-4 * a.sqrt());
     }

@@ -30,11 +30,19 @@ fn a_plan_over_the_limit_fails_before_running_and_names_its_largest_buffer() {
     };
     assert_eq!(limit, Some(20 << 20));
     assert!(needed > 20 << 20 && needed < 40 << 20, "{err}");
-    assert!(largest.contains("f32[2000,2000]"), "{err}");
-    assert!(
-        largest.contains(&format!("memory_limit.rs:{line}")),
+    // The largest buffer is data: its aval, kind, primitive and the user's line.
+    let big = largest.as_deref().expect("a largest buffer");
+    assert_eq!(
+        (big.dtype, &big.shape[..]),
+        ("f32", &[2000, 2000][..]),
         "{err}"
     );
+    assert_eq!(big.bytes, 16_000_000);
+    assert_eq!(big.kind, memory::BufferKind::Temporary, "{err}");
+    let at = big.source.expect("the user's line");
+    assert_eq!((at.file(), at.line()), (file!(), line), "{err}");
+    assert!(big.equation.is_some() && !big.primitive.is_empty(), "{err}");
+    assert!(err.to_string().contains(&big.to_string()), "{err}");
     let text = err.to_string();
     assert!(
         text.starts_with("out of memory: the call needs 30.5"),
@@ -65,11 +73,11 @@ fn chunk_advice_fits() {
     };
     let xs = random::normal(&random::key(8), &[64, 200]);
     memory::set_memory_limit(None);
-    let want: Tensor = vmap(f).call(xs.clone()).unwrap();
+    let want: Tensor = vmap(f).call(xs.clone());
     // Two 64 x 200 x 200 f32 tables (10 MB each) at the peak, in 4 MiB.
     let limit = 4 << 20;
     memory::set_memory_limit(Some(limit));
-    let err = jit(|xs: Tensor| -> Tensor { vmap(f).call(xs).unwrap() })
+    let err = jit(|xs: Tensor| -> Tensor { vmap(f).call(xs) })
         .call(xs.clone())
         .expect_err("over the limit");
     let Error::OutOfMemory { ref advice, .. } = err else {
@@ -79,11 +87,15 @@ fn chunk_advice_fits() {
     assert!(!err.to_string().contains("vmap"), "{err}");
     // Chunked in one chunk of 64: the map is over the limit, and the error says how it fits.
     let line = line!() + 1;
-    let whole = jit(|xs: Tensor| -> Tensor { vmap(f).chunk_size(64).call(xs).unwrap() });
-    let text = whole
-        .call(xs.clone())
-        .expect_err("over the limit")
-        .to_string();
+    let whole = jit(|xs: Tensor| -> Tensor { vmap(f).chunk_size(64).call(xs) });
+    let err = whole.call(xs.clone()).expect_err("over the limit");
+    let Error::OutOfMemory {
+        fitting_chunk_size, ..
+    } = err
+    else {
+        panic!("{err}")
+    };
+    let text = err.to_string();
     assert!(
         text.contains(&format!("chunked map at {}:{line}:", file!())),
         "{text}"
@@ -95,8 +107,9 @@ fn chunk_advice_fits() {
         .and_then(|k| k.parse().ok())
         .unwrap_or_else(|| panic!("no chunk size in: {text}"));
     assert!((1..64).contains(&k), "{text}");
-    let fitted = jit(move |xs: Tensor| -> Tensor { vmap(f).chunk_size(k).call(xs).unwrap() });
-    let plan = fitted.lower(&xs).unwrap().compile().unwrap();
+    assert_eq!(fitting_chunk_size, Some(k), "the advice is data too");
+    let fitted = jit(move |xs: Tensor| -> Tensor { vmap(f).chunk_size(k).call(xs) });
+    let plan = fitted.lower(&xs).compile();
     assert!(plan.memory_analysis().peak_bytes <= limit);
     assert!(
         text.contains(&format!(

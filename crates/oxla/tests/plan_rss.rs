@@ -60,7 +60,7 @@ fn measure<A: Tree + Clone, O: Tree>(f: impl Fn(A) -> O, args: A) -> (usize, usi
     // Start the thread pool and the kernels' lane buffers outside the measurement.
     let warm = jit(|x: Tensor| (jnp::exp(&x) * 2.0).sum(None));
     warm.call(jnp::ones(&[1 << 20])).unwrap();
-    let compiled = jit(f).lower(&args).unwrap().compile().unwrap();
+    let compiled = jit(f).lower(&args).compile();
     let plan = compiled.memory_analysis().clone();
     memory::set_memory_limit(Some(plan.peak_bytes));
     let before = rss::reset_peak_rss();
@@ -169,7 +169,7 @@ const CASES: &[(&str, Measure)] = &[
         measure(
             |xs: Tensor| -> Tensor {
                 let per = |x: Tensor| jnp::cumsum(&jnp::exp(&x), None) * 0.5;
-                vmap(per).chunk_size(64).call(xs).unwrap()
+                vmap(per).chunk_size(64).call(xs)
             },
             xs,
         )

@@ -8,7 +8,7 @@ use oxla::{lax, make_jaxpr, numpy as jnp, random, vmap, Tensor};
 #[test]
 fn seed_004_vmap_jaxpr_prints_exactly_as_jax() {
     let j = make_jaxpr(
-        |x: Tensor| vmap(seeds::outer_sum).call(x).unwrap(),
+        |x: Tensor| vmap(seeds::outer_sum).call(x),
         jnp::ones(&[10, 100]),
     );
     assert_eq!(
@@ -37,8 +37,7 @@ fn seed_004_memory_tests_vmapped_over_lattice_ids() {
         let f = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, variant);
         let batched: Tensor = vmap(f)
             .in_axes((0, None))
-            .call((ids.clone(), lattice.clone()))
-            .unwrap();
+            .call((ids.clone(), lattice.clone()));
         assert_eq!(batched.shape(), &[n * n * n]);
         let got = batched.to_vec::<f32>();
         for id in [0usize, 1, 7, 100, 215] {
@@ -50,10 +49,7 @@ fn seed_004_memory_tests_vmapped_over_lattice_ids() {
             );
         }
         let ones = jnp::ones(&[n, n, n, 19]);
-        let r: Tensor = vmap(f)
-            .in_axes((0, None))
-            .call((ids.clone(), ones))
-            .unwrap();
+        let r: Tensor = vmap(f).in_axes((0, None)).call((ids.clone(), ones));
         assert!(r
             .to_vec::<f32>()
             .iter()
@@ -70,8 +66,7 @@ fn vmap_matches_a_loop_for_mixed_axes_and_out_axes() {
     let (prod, dot): (Tensor, Tensor) = vmap(f)
         .in_axes((0, 1))
         .out_axes((1, 0))
-        .call((x.clone(), y.clone()))
-        .unwrap();
+        .call((x.clone(), y.clone()));
     assert_eq!(prod.shape(), &[4, 3]);
     assert_eq!(dot.shape(), &[3]);
     for i in 0..3i32 {
@@ -90,16 +85,14 @@ fn vmap_matches_a_loop_for_mixed_axes_and_out_axes() {
 fn nested_vmaps_and_closures_over_outer_tracers() {
     let xs = random::normal(&random::key(4), &[3]);
     let ys = random::normal(&random::key(5), &[4]);
-    let outer = |x: Tensor| vmap(|y: Tensor| &x * y).call(ys.clone()).unwrap();
-    let r: Tensor = vmap(outer).call(xs.clone()).unwrap();
+    let outer = |x: Tensor| vmap(|y: Tensor| &x * y).call(ys.clone());
+    let r: Tensor = vmap(outer).call(xs.clone());
     let want = jnp::multiply(xs.index((.., None)), ys.index((None, ..)));
     assert_eq!(r.to_vec::<f32>(), want.to_vec::<f32>());
     // Depth three.
     let z = random::normal(&random::key(6), &[2, 3, 4]);
     let f = |v: Tensor| jnp::exp(&v) * 2.0;
-    let r: Tensor = vmap(|a: Tensor| vmap(|b: Tensor| vmap(f).call(b).unwrap()).call(a).unwrap())
-        .call(z.clone())
-        .unwrap();
+    let r: Tensor = vmap(|a: Tensor| vmap(|b: Tensor| vmap(f).call(b)).call(a)).call(z.clone());
     assert_eq!(r.to_vec::<f32>(), f(z).to_vec::<f32>());
 }
 
@@ -109,20 +102,13 @@ fn tuple_prefixes_axis_size_and_unmapped_outputs() {
     let xs = jnp::linspace(0.0, 1.0, 5);
     let ys = &xs * 2.5 + 0.5;
     let se = |(p, x, y): ((Tensor, Tensor), Tensor, Tensor)| seeds::squared_error(&p, &x, &y);
-    let r: Tensor = vmap(se)
-        .in_axes((None, 0, 0))
-        .call((params, xs, ys))
-        .unwrap();
+    let r: Tensor = vmap(se).in_axes((None, 0, 0)).call((params, xs, ys));
     assert_eq!(
         r.to_vec::<f32>(),
         vec![0.25, 0.140625, 0.0625, 0.015625, 0.0]
     );
     let c = jnp::arange(3.0);
-    let r: Tensor = vmap(|c: Tensor| c * 2.0)
-        .in_axes(None)
-        .axis_size(4)
-        .call(c)
-        .unwrap();
+    let r: Tensor = vmap(|c: Tensor| c * 2.0).in_axes(None).axis_size(4).call(c);
     assert_eq!(r.shape(), &[4, 3]);
 }
 
@@ -131,18 +117,13 @@ fn tuple_prefixes_axis_size_and_unmapped_outputs() {
     expected = "mapped axes must all have one size, but argument leaf 0 has size 3 along axis 0, argument leaf 1 has size 4 along axis 0"
 )]
 fn disagreeing_sizes_panic() {
-    let _: Tensor = vmap(|(a, b): (Tensor, Tensor)| a + b)
-        .call((jnp::ones(&[3]), jnp::ones(&[4])))
-        .unwrap();
+    let _: Tensor = vmap(|(a, b): (Tensor, Tensor)| a + b).call((jnp::ones(&[3]), jnp::ones(&[4])));
 }
 
 #[test]
 #[should_panic(expected = "in_axes 2 is out of range for argument leaf 0 of shape [3, 4]")]
 fn axis_out_of_range_panics() {
-    let _: Tensor = vmap(|a: Tensor| a)
-        .in_axes(2)
-        .call(jnp::ones(&[3, 4]))
-        .unwrap();
+    let _: Tensor = vmap(|a: Tensor| a).in_axes(2).call(jnp::ones(&[3, 4]));
 }
 
 #[test]
@@ -150,17 +131,13 @@ fn axis_out_of_range_panics() {
 fn mismatched_in_axes_tree_panics() {
     let _: Tensor = vmap(|(a, b): (Tensor, Tensor)| a + b)
         .in_axes((0, None, 0))
-        .call((jnp::ones(&[3]), jnp::ones(&[3])))
-        .unwrap();
+        .call((jnp::ones(&[3]), jnp::ones(&[3])));
 }
 
 #[test]
 #[should_panic(expected = "give .axis_size(n)")]
 fn all_none_without_axis_size_panics() {
-    let _: Tensor = vmap(|a: Tensor| a)
-        .in_axes(None)
-        .call(jnp::ones(&[3]))
-        .unwrap();
+    let _: Tensor = vmap(|a: Tensor| a).in_axes(None).call(jnp::ones(&[3]));
 }
 
 /// The `i`th slice of `xs` along `axis` (`None`: `xs` itself, unmapped).
@@ -205,7 +182,7 @@ fn check_against_loop(
         .map(|(k, (s, a))| prep(k, batched(s, *a, n, 10 + k as i64)))
         .collect();
     let in_axes: Vec<Option<i32>> = axes.iter().map(|a| a.map(|a| a as i32)).collect();
-    let got: Tensor = vmap(&f).in_axes(in_axes).call(args.clone()).unwrap();
+    let got: Tensor = vmap(&f).in_axes(in_axes).call(args.clone());
     let looped: Vec<Tensor> = (0..n)
         .map(|i| f(args.iter().zip(axes).map(|(x, a)| take(x, *a, i)).collect()))
         .collect();

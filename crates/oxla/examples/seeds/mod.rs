@@ -44,7 +44,6 @@ pub fn memory_test_batched(variant: usize) -> impl Fn((Tensor, Tensor)) -> Tenso
         vmap(move |(id, v): (Tensor, Tensor)| memory_test(&id, &v, variant))
             .in_axes((0, None))
             .call((ids, lattice))
-            .expect("memory_test traces")
     }
 }
 
@@ -105,10 +104,7 @@ pub type GradStep = Jit<fn((Params, Tensor, Tensor)) -> Params, (Params, Tensor,
 /// `jit(vmap(grad(loss), in_axes=(None, 0, 0)))`.
 pub fn per_example_grads() -> GradStep {
     fn step(a: (Params, Tensor, Tensor)) -> Params {
-        vmap(|a| grad(mlp_loss).call(a).expect("scalar loss"))
-            .in_axes((None, 0, 0))
-            .call(a)
-            .expect("traced")
+        vmap(grad(mlp_loss).as_fn()).in_axes((None, 0, 0)).call(a)
     }
     jit(step as fn(_) -> _)
 }
@@ -116,14 +112,13 @@ pub fn per_example_grads() -> GradStep {
 /// `jit(grad(lambda p, x, y: mean(vmap(loss)(p, x, y))))`.
 pub fn mean_grad() -> GradStep {
     fn step((p, x, y): (Params, Tensor, Tensor)) -> Params {
-        let mean_loss = |(p, x, y): (Params, Tensor, Tensor)| -> Tensor {
-            let l: Tensor = vmap(mlp_loss)
+        let mean_loss = |(p, x, y): (Params, Tensor, Tensor)| {
+            vmap(mlp_loss)
                 .in_axes((None, 0, 0))
                 .call((p, x, y))
-                .expect("traced");
-            l.mean(None)
+                .mean(None)
         };
-        grad(mean_loss).call((p, x, y)).expect("scalar loss")
+        grad(mean_loss).call((p, x, y))
     }
     jit(step as fn(_) -> _)
 }

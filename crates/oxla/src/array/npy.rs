@@ -57,7 +57,16 @@ impl Array {
             needed: nbytes,
             limit: super::limit::memory_limit(),
             refused: Some(e.bytes),
-            largest: format!("the array read ({nbytes} bytes)"),
+            largest: Some(Box::new(crate::error::LargestBuffer {
+                bytes: nbytes,
+                dtype: h.dtype.short_name(),
+                shape: h.shape.clone(),
+                kind: crate::error::BufferKind::Output,
+                primitive: "read_npy",
+                equation: None,
+                source: None,
+            })),
+            fitting_chunk_size: None,
             advice: String::new(),
         })?;
         let out = buf.as_mut_bytes();

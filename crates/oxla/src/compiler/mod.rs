@@ -60,14 +60,13 @@ pub fn jit<A: Tree, O: Tree, F: Fn(A) -> O>(f: F) -> Jit<F, A, O> {
 /// ```
 /// use oxla::{explain, numpy as jnp, Tensor};
 /// let f = |x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None);
-/// let plan = explain(f, &jnp::ones(&[1000]))?;
+/// let plan = explain(f, &jnp::ones(&[1000]));
 /// assert_eq!(plan.largest[0].bytes, 4_000_000);
 /// println!("{plan}");
-/// # Ok::<(), oxla::Error>(())
 /// ```
-pub fn explain<A: Tree, O: Tree, F: Fn(A) -> O>(f: F, args: &A) -> Result<MemoryAnalysis> {
-    let compiled = jit(f).lower(args)?.compile()?;
-    Ok(compiled.memory_analysis().clone())
+pub fn explain<A: Tree, O: Tree, F: Fn(A) -> O>(f: F, args: &A) -> MemoryAnalysis {
+    let compiled = jit(f).lower(args).compile();
+    compiled.memory_analysis().clone()
 }
 
 /// What a compiled executable is specific to: the argument tree and its leaves' avals.
@@ -87,7 +86,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
         let exe = match cached {
             Some(e) => e,
             None => {
-                let e = Arc::new(self.lower(&args)?.compile()?.exe);
+                let e = Arc::new(self.lower(&args).compile().exe);
                 self.cache.lock().expect("jit cache").insert(key, e.clone());
                 e
             }
@@ -99,29 +98,34 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 refused: None,
                 largest,
                 ..
-            }) => Err(crate::Error::OutOfMemory {
-                needed,
-                limit: Some(limit),
-                refused: None,
-                largest,
-                advice: self.checked_advice(&args, exe.analysis(), limit),
-            }),
+            }) => {
+                let fit = self.fitting_chunk(&args, exe.analysis(), limit);
+                Err(crate::Error::OutOfMemory {
+                    needed,
+                    limit: Some(limit),
+                    refused: None,
+                    largest,
+                    fitting_chunk_size: fit.as_ref().map(|(k, _)| *k),
+                    advice: fit.map_or_else(String::new, |(_, advice)| advice),
+                })
+            }
             out => out,
         }
     }
 
-    /// The chunk size that makes a chunked map of the program fit `limit`, checked: the
-    /// program is traced again with that map sized by the budget the plan leaves it
-    /// ([`MemoryAnalysis::fitting_budget`]), and advised only if the new plan fits.
-    fn checked_advice(&self, args: &A, plan: &MemoryAnalysis, limit: usize) -> String {
-        let Some((budget, map)) = plan.fitting_budget(limit) else {
-            return String::new();
-        };
+    /// The chunk size that makes a chunked map of the program fit `limit`, with the advice
+    /// in words, checked: the program is traced again with that map sized by the budget the
+    /// plan leaves it ([`MemoryAnalysis::fitting_budget`]), and advised only if the new plan
+    /// fits.
+    fn fitting_chunk(
+        &self,
+        args: &A,
+        plan: &MemoryAnalysis,
+        limit: usize,
+    ) -> Option<(usize, String)> {
+        let (budget, map) = plan.fitting_budget(limit)?;
         let source = map.source;
-        let lowered = crate::memory::with_budget(source, budget, || self.lower(args));
-        let Ok(Ok(replanned)) = lowered.map(Lowered::compile) else {
-            return String::new();
-        };
+        let replanned = crate::memory::with_budget(source, budget, || self.lower(args).compile());
         let a = replanned.memory_analysis();
         let k = a
             .chunks
@@ -129,8 +133,8 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
             .find(|c| c.source == source)
             .map(|c| c.chunk)
             .filter(|&k| k < map.chunk && a.peak_bytes <= limit);
-        k.map_or_else(String::new, |k| {
-            format!(
+        k.map(|k| {
+            let advice = format!(
                 "; the chunked map at {}:{}:{} fits in chunks of {k} \
                  (vmap(..).chunk_size({k}) or lax::map(..).batch_size({k})): \
                  planned so, the call needs {}",
@@ -138,19 +142,20 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 source.line(),
                 source.column(),
                 crate::memory::format_bytes(a.peak_bytes)
-            )
+            );
+            (k, advice)
         })
     }
 
-    /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args)?.compile()?`).
+    /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args).compile()`).
     #[track_caller]
-    pub fn lower(&self, args: &A) -> Result<Lowered<O>> {
+    pub fn lower(&self, args: &A) -> Lowered<O> {
         let (jaxpr, out) = trace(&self.f, args);
-        Ok(Lowered {
+        Lowered {
             jaxpr,
             out,
             in_avals: args.leaves().iter().map(Tensor::aval).collect(),
-        })
+        }
     }
 
     /// How many executables the cache holds (one per distinct input avals).
@@ -173,14 +178,14 @@ impl<O: Tree> Lowered<O> {
     }
 
     /// Simplifies, fuses and plans the program.
-    pub fn compile(self) -> Result<Compiled<O>> {
+    pub fn compile(self) -> Compiled<O> {
         let mut exe = Executable::new(self.jaxpr);
         exe.in_avals = self.in_avals;
         exe.out = self.out.def();
-        Ok(Compiled {
+        Compiled {
             exe,
             _out: PhantomData,
-        })
+        }
     }
 }
 
@@ -232,7 +237,7 @@ impl<O: Tree> Compiled<O> {
     /// use oxla::{jit, numpy as jnp, Tensor};
     /// let f = jit(|x: Tensor| jnp::exp(&x).sum(None));
     /// let x = jnp::ones(&[1000]);
-    /// let c = f.lower(&x).unwrap().compile().unwrap();
+    /// let c = f.lower(&x).compile();
     /// let (y, times) = c.profile(x).unwrap();
     /// assert_eq!(times.len(), c.fusion().len());
     /// assert!((y.item() - 1000.0 * 1f64.exp()).abs() < 1e-2);

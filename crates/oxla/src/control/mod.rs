@@ -32,9 +32,8 @@ pub struct LaxMap<F, A> {
 /// ```
 /// use oxla::{lax, numpy as jnp, Tensor};
 /// let xs = jnp::arange(6.0).reshape(&[3, 2]);
-/// let ys: Tensor = lax::map(|x: Tensor| x.sum(None), xs).batch_size(2).call()?;
+/// let ys: Tensor = lax::map(|x: Tensor| x.sum(None), xs).batch_size(2).call();
 /// assert_eq!(ys.to_vec::<f32>(), vec![1.0, 5.0, 9.0]);
-/// # Ok::<(), oxla::Error>(())
 /// ```
 pub fn lax_map<F, A>(f: F, xs: A) -> LaxMap<F, A> {
     LaxMap { f, xs, batch: 1 }
@@ -56,7 +55,7 @@ impl<F, A: crate::core::tree::Tree> LaxMap<F, A> {
 
     /// Runs the map.
     #[track_caller]
-    pub fn call<O: crate::core::tree::Tree>(self) -> crate::Result<O>
+    pub fn call<O: crate::core::tree::Tree>(self) -> O
     where
         F: Fn(A) -> O,
     {

@@ -119,6 +119,12 @@ pub(crate) fn with_line<R>(loc: &'static Location<'static>, f: impl FnOnce() -> 
     f()
 }
 
+/// The line an equation bound here is recorded at: the pinned line, else the caller's.
+#[track_caller]
+pub(crate) fn current_line() -> &'static Location<'static> {
+    USER_LINE.with(|c| c.get()).unwrap_or(Location::caller())
+}
+
 impl Drop for UserLine {
     fn drop(&mut self) {
         if self.0 {

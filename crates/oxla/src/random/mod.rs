@@ -118,8 +118,7 @@ fn blocked_bits(key: &Tensor, n: usize) -> Tensor {
     };
     let blocks: Tensor = crate::vmap(block)
         .chunk_size((PER_CHUNK / b).max(1))
-        .call(lax::iota(DType::U32, &[n / b], 0))
-        .expect("traced");
+        .call(lax::iota(DType::U32, &[n / b], 0));
     lax::reshape(&blocks, &[n])
 }
 

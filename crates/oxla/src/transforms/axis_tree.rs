@@ -120,15 +120,17 @@ axis_tuple!(A 0, B 1, C 2, D 3, E 4);
 axis_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 
 impl AxisTree {
-    /// One axis per leaf of `def`, this tree being a prefix of it.
-    #[track_caller]
-    pub(super) fn per_leaf(&self, def: &TreeDef, what: &str) -> Vec<Option<isize>> {
+    /// One axis per leaf of `def`, this tree being a prefix of it; a mismatch panics
+    /// naming the user's line `at`.
+    pub(super) fn per_leaf(
+        &self,
+        def: &TreeDef,
+        what: &str,
+        at: &std::panic::Location,
+    ) -> Vec<Option<isize>> {
         let mut out = Vec::with_capacity(def.num_leaves());
         if let Err(why) = self.expand(def, &mut out) {
-            panic!(
-                "vmap: {what} {self} does not match the tree {def}: {why}\n  at {}",
-                std::panic::Location::caller()
-            );
+            panic!("vmap: {what} {self} does not match the tree {def}: {why}\n  at {at}",);
         }
         out
     }

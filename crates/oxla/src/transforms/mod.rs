@@ -13,8 +13,8 @@ mod vjp_rules;
 pub(crate) mod vmap;
 
 pub use ad::{
-    grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, Grad, Jacobian, ValueAndGrad,
-    Vjp, WithAux,
+    grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, First, Grad, Jacobian,
+    JacobianSelection, Nest, Selection, ValueAndGrad, Vjp, WithAux,
 };
 pub use chunked::MapSpec;
 pub use vmap::{vmap, AxisTree, Vmap};

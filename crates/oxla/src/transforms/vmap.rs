@@ -15,17 +15,23 @@ use crate::core::{trace_avals, with_line, Atom, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::ops as lax;
 
-/// The vectorised form of `f`; see [`vmap`].
+/// The vectorised form of `f`; see [`vmap`]. `B` is `()`, or [`Budget`] once
+/// [`memory_budget`](Vmap::memory_budget) is given (the call can then fail, so it returns a
+/// `Result`).
 #[derive(Clone)]
-pub struct Vmap<F> {
+pub struct Vmap<F, B = ()> {
     f: F,
     in_axes: AxisTree,
     out_axes: AxisTree,
     axis_size: Option<usize>,
     chunk: Option<usize>,
-    budget: Option<usize>,
+    budget: B,
     progress: bool,
 }
+
+/// A [`Vmap`]'s memory budget in bytes; see [`Vmap::memory_budget`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget(pub usize);
 
 /// Vectorises `f` over a leading (or chosen) axis of its arguments, as `jax.vmap`.
 ///
@@ -37,9 +43,20 @@ pub struct Vmap<F> {
 /// use oxla::{numpy as jnp, vmap, Tensor};
 /// let f = |x: Tensor| (x.index((.., None)) * x.index((None, ..))).sum(None);
 /// let xs = jnp::arange(6.0).reshape(&[2, 3]);
-/// let ys = vmap(f).call(xs)?;
+/// let ys = vmap(f).call(xs);
 /// assert_eq!(ys.to_vec::<f32>(), vec![9.0, 144.0]);
-/// # Ok::<(), oxla::Error>(())
+/// ```
+///
+/// A transformed function is passed to another transform with `as_fn`:
+///
+/// ```
+/// use oxla::{numpy as jnp, vmap, Tensor};
+/// let dist = |(a, b): (Tensor, Tensor)| (&a - &b).abs().sum(None);
+/// let row = vmap(dist).in_axes((None, 0)).as_fn();
+/// let pairs = vmap(row).in_axes((0, None));
+/// let x = jnp::arange(6.0).reshape(&[3, 2]);
+/// let d: Tensor = pairs.call((x.clone(), x));
+/// assert_eq!(d.shape(), &[3, 3]);
 /// ```
 pub fn vmap<F>(f: F) -> Vmap<F> {
     Vmap {
@@ -48,12 +65,12 @@ pub fn vmap<F>(f: F) -> Vmap<F> {
         out_axes: AxisTree::Leaf(Some(0)),
         axis_size: None,
         chunk: None,
-        budget: None,
+        budget: (),
         progress: false,
     }
 }
 
-impl<F> Vmap<F> {
+impl<F, B> Vmap<F, B> {
     /// Which axis of each argument to map over: a tree that is a prefix of the arguments'
     /// tree, `None` for arguments passed unmapped.
     pub fn in_axes(mut self, axes: impl Into<AxisTree>) -> Self {
@@ -86,10 +103,9 @@ impl<F> Vmap<F> {
     /// use oxla::{numpy as jnp, vmap, Tensor};
     /// let f = |x: Tensor| (&x * &x).sum(None);
     /// let xs = jnp::arange(12.0).reshape(&[6, 2]);
-    /// let whole: Tensor = vmap(f).call(xs.clone())?;
-    /// let chunked: Tensor = vmap(f).chunk_size(4).call(xs)?;
+    /// let whole: Tensor = vmap(f).call(xs.clone());
+    /// let chunked: Tensor = vmap(f).chunk_size(4).call(xs);
     /// assert_eq!(whole.to_vec::<f32>(), chunked.to_vec::<f32>());
-    /// # Ok::<(), oxla::Error>(())
     /// ```
     #[track_caller]
     pub fn chunk_size(mut self, k: usize) -> Self {
@@ -111,12 +127,28 @@ impl<F> Vmap<F> {
     /// [`memory_analysis`](crate::compiler::Compiled::memory_analysis) shows it.
     ///
     /// A budget that even one example at a time does not fit (the arguments, the results
-    /// and one example's working memory) makes [`call`](Self::call) return
+    /// and one example's working memory) makes the call return
     /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) naming the budget and what one
-    /// example needs; nothing runs.
-    pub fn memory_budget(mut self, bytes: usize) -> Self {
-        self.budget = Some(bytes);
-        self
+    /// example needs; nothing runs. So with a budget, `call` returns a `Result`.
+    ///
+    /// ```
+    /// use oxla::{numpy as jnp, vmap, Tensor};
+    /// let f = |x: Tensor| (&x * &x).sum(None);
+    /// let xs = jnp::arange(12.0).reshape(&[6, 2]);
+    /// let ys: Tensor = vmap(f).memory_budget(1 << 20).call(xs)?;
+    /// assert_eq!(ys.shape(), &[6]);
+    /// # Ok::<(), oxla::Error>(())
+    /// ```
+    pub fn memory_budget(self, bytes: usize) -> Vmap<F, Budget> {
+        Vmap {
+            f: self.f,
+            in_axes: self.in_axes,
+            out_axes: self.out_axes,
+            axis_size: self.axis_size,
+            chunk: self.chunk,
+            budget: Budget(bytes),
+            progress: self.progress,
+        }
     }
 
     /// Draws a progress bar on stderr while the chunks run (with `chunk_size` or
@@ -126,72 +158,78 @@ impl<F> Vmap<F> {
         self
     }
 
-    /// Runs the vectorised function on `args`.
+    /// Runs the vectorised function on `args` under `budget` (if any).
     ///
     /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match, a
-    /// mapped output with `out_axes` `None`) panic at trace time with the argument and sizes
-    /// named. With a [`memory_budget`](Self::memory_budget) that one example at a time does
-    /// not fit, returns [`Error::OutOfMemory`](crate::Error::OutOfMemory).
-    #[track_caller]
-    pub fn call<A: Tree, O: Tree>(&self, args: A) -> Result<O>
+    /// mapped output with `out_axes` `None`) panic at trace time naming the argument, the
+    /// sizes and the user's line `at`.
+    fn run<A: Tree, O: Tree>(
+        &self,
+        args: A,
+        budget: Option<usize>,
+        at: &'static Location<'static>,
+    ) -> Result<O>
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
-        let leaves = args.leaves();
-        let axes = self.in_axes.per_leaf(&args.def(), "in_axes");
-        let axes: Vec<Option<usize>> = leaves
-            .iter()
-            .zip(&axes)
-            .enumerate()
-            .map(|(i, (t, a))| {
-                a.map(|a| {
-                    let r = t.ndim() as isize;
-                    if a < -r || a >= r {
-                        panic!(
-                            "vmap: in_axes {a} is out of range for argument leaf {i} of shape \
-                             {:?}\n  at {at}",
-                            t.shape(),
-                        );
-                    }
-                    a.rem_euclid(r) as usize
+        // What the transform itself binds is recorded at the user's line (the traced
+        // function keeps its own lines).
+        with_line(at, || {
+            let leaves = args.leaves();
+            let axes = self.in_axes.per_leaf(&args.def(), "in_axes", at);
+            let axes: Vec<Option<usize>> = leaves
+                .iter()
+                .zip(&axes)
+                .enumerate()
+                .map(|(i, (t, a))| {
+                    a.map(|a| {
+                        let r = t.ndim() as isize;
+                        if a < -r || a >= r {
+                            panic!(
+                                "vmap: in_axes {a} is out of range for argument leaf {i} of shape \
+                                 {:?}\n  at {at}",
+                                t.shape(),
+                            );
+                        }
+                        a.rem_euclid(r) as usize
+                    })
                 })
-            })
-            .collect();
-        let n = self.size(&leaves, &axes);
-        let in_avals: Vec<Aval> = leaves
-            .iter()
-            .zip(&axes)
-            .map(|(t, a)| {
-                let mut shape = t.shape().to_vec();
-                if let Some(a) = a {
-                    shape.remove(*a);
-                }
-                Aval::new(t.dtype(), &shape)
-            })
-            .collect();
-        let (cj, out) = trace_avals(&self.f, &args, &in_avals);
-        let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes");
-        if self.chunk.is_some() || self.budget.is_some() {
-            let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, at)?;
-            return Ok(out.rebuild(&mut results.into_iter()));
-        }
-        let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
-        let results: Vec<Tensor> = batched
-            .into_iter()
-            .zip(out_axes)
-            .enumerate()
-            .map(|(i, ((t, d), a))| {
-                check_out_axis(&t, d, a, i, at);
-                place_output(t, d, a, n, i)
-            })
-            .collect();
-        Ok(out.rebuild(&mut results.into_iter()))
+                .collect();
+            let n = self.size(&leaves, &axes, at);
+            let in_avals: Vec<Aval> = leaves
+                .iter()
+                .zip(&axes)
+                .map(|(t, a)| {
+                    let mut shape = t.shape().to_vec();
+                    if let Some(a) = a {
+                        shape.remove(*a);
+                    }
+                    Aval::new(t.dtype(), &shape)
+                })
+                .collect();
+            let (cj, out) = trace_avals(&self.f, &args, &in_avals);
+            let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes", at);
+            if self.chunk.is_some() || budget.is_some() {
+                let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, budget, at)?;
+                return Ok(out.rebuild(&mut results.into_iter()));
+            }
+            let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
+            let results: Vec<Tensor> = batched
+                .into_iter()
+                .zip(out_axes)
+                .enumerate()
+                .map(|(i, ((t, d), a))| {
+                    check_out_axis(&t, d, a, i, at);
+                    place_output(t, d, a, n, i)
+                })
+                .collect();
+            Ok(out.rebuild(&mut results.into_iter()))
+        })
     }
 
     /// The batched `cj` run over chunks of the mapped axis, moved first; results placed at
     /// `out_axes`. `at` is the user's call, named by the checks made while the body traces.
-    #[track_caller]
+    #[allow(clippy::too_many_arguments)]
     fn chunked(
         &self,
         cj: &ClosedJaxpr,
@@ -199,6 +237,7 @@ impl<F> Vmap<F> {
         axes: &[Option<usize>],
         n: usize,
         out_axes: &[Option<isize>],
+        budget: Option<usize>,
         at: &'static Location<'static>,
     ) -> Result<Vec<Tensor>> {
         let operands: Vec<Tensor> = leaves
@@ -224,7 +263,7 @@ impl<F> Vmap<F> {
             };
             trace_avals(body, &operands, &avals).0
         };
-        let chunk = match (self.chunk, self.budget) {
+        let chunk = match (self.chunk, budget) {
             (Some(k), _) => k,
             (None, Some(b)) => super::chunked::budget::chunk_for_budget(&mapped, n, b, at, &trace)?,
             (None, None) => n,
@@ -251,8 +290,7 @@ impl<F> Vmap<F> {
     }
 
     /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
-    #[track_caller]
-    fn size(&self, leaves: &[Tensor], axes: &[Option<usize>]) -> usize {
+    fn size(&self, leaves: &[Tensor], axes: &[Option<usize>], at: &Location) -> usize {
         let sizes: Vec<(usize, usize, usize)> = leaves
             .iter()
             .zip(axes)
@@ -262,8 +300,7 @@ impl<F> Vmap<F> {
         let n = match (sizes.first(), self.axis_size) {
             (None, None) => panic!(
                 "vmap: no argument is mapped (every in_axes is None), so the mapped size is \
-                 unknown: give .axis_size(n)\n  at {}",
-                std::panic::Location::caller()
+                 unknown: give .axis_size(n)\n  at {at}",
             ),
             (None, Some(n)) => n,
             (Some(&(_, _, n)), _) => n,
@@ -278,12 +315,69 @@ impl<F> Vmap<F> {
                 .axis_size
                 .map_or(String::new(), |m| format!("; axis_size is {m}"));
             panic!(
-                "vmap: mapped axes must all have one size, but {}{given}\n  at {}",
+                "vmap: mapped axes must all have one size, but {}{given}\n  at {at}",
                 list.join(", "),
-                std::panic::Location::caller()
             );
         }
         n
+    }
+}
+
+impl<F> Vmap<F> {
+    /// Runs the vectorised function on `args`.
+    ///
+    /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match, a
+    /// mapped output with `out_axes` `None`) panic at trace time with the argument, the
+    /// sizes and the caller's line named.
+    #[track_caller]
+    pub fn call<A: Tree, O: Tree>(&self, args: A) -> O
+    where
+        F: Fn(A) -> O,
+    {
+        self.call_at(args, Location::caller())
+    }
+
+    fn call_at<A: Tree, O: Tree>(&self, args: A, at: &'static Location<'static>) -> O
+    where
+        F: Fn(A) -> O,
+    {
+        self.run(args, None, at)
+            .expect("a vmap without a memory budget cannot fail")
+    }
+
+    /// The vectorised function as a function, to pass to another transform:
+    /// `vmap(vmap(f).in_axes((None, 0)).as_fn())`. Its mistakes panic naming this call's
+    /// line.
+    #[track_caller]
+    pub fn as_fn<A: Tree, O: Tree>(self) -> impl Fn(A) -> O
+    where
+        F: Fn(A) -> O,
+    {
+        let at = Location::caller();
+        move |args| self.call_at(args, at)
+    }
+}
+
+impl<F> Vmap<F, Budget> {
+    /// Runs the vectorised function on `args` in chunks that fit the budget, or returns
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when one example at a time does
+    /// not fit; nothing runs then. Axis mistakes panic as in [`Vmap::call`].
+    #[track_caller]
+    pub fn call<A: Tree, O: Tree>(&self, args: A) -> Result<O>
+    where
+        F: Fn(A) -> O,
+    {
+        self.run(args, Some(self.budget.0), Location::caller())
+    }
+
+    /// The budgeted function as a function returning a `Result`, to pass on.
+    #[track_caller]
+    pub fn as_fn<A: Tree, O: Tree>(self) -> impl Fn(A) -> Result<O>
+    where
+        F: Fn(A) -> O,
+    {
+        let at = Location::caller();
+        move |args| self.run(args, Some(self.budget.0), at)
     }
 }
 

@@ -318,13 +318,11 @@ cases! {
     );
     dynamic_slice_both_batched: |a| {
         let first: Tensor = vmap(|(a, s): T2| dynamic_slice(&a, &[s], &[3]))
-            .call(a2(a))
-            .unwrap();
+            .call(a2(a));
         // lax.dynamic_slice_in_dim(a, s, 2) on a 1-d a.
         let second: Tensor = vmap(|(a, s): T2| dynamic_slice(&a, &[s], &[2]))
             .in_axes((1, NO))
-            .call((a[2].clone(), Tensor::scalar(3i32)))
-            .unwrap();
+            .call((a[2].clone(), Tensor::scalar(3i32)));
         vec![first, second]
     };
     dynamic_update_slice_operand_batched: |a| leaves(
@@ -408,12 +406,12 @@ cases! {
     // ---- nesting and closures
     nested_2_outer_product: |a| {
         let inner = vmap(|(a, b): T2| jnp::dot(&a, &b)).in_axes((0, NO));
-        leaves(vmap(|ab: T2| inner.call::<T2, Tensor>(ab).unwrap()).in_axes((NO, 0)).call(a2(a)))
+        leaves(vmap(|ab: T2| inner.call::<T2, Tensor>(ab)).in_axes((NO, 0)).call(a2(a)))
     };
     nested_2_axes_mix: |a| {
         let inner = vmap(|(a, b): T2| &a * b.sum(None) + a.max(None)).in_axes((1, NO));
         leaves(
-            vmap(|ab: T2| inner.call::<T2, Tensor>(ab).unwrap())
+            vmap(|ab: T2| inner.call::<T2, Tensor>(ab))
                 .in_axes((2, 0))
                 .out_axes(1)
                 .call(a2(a)),
@@ -421,20 +419,20 @@ cases! {
     };
     nested_3_levels: |a| {
         let l3 = vmap(|(a, b, c): T3| (a * b).sum(None) + c).in_axes((-1, -1, NO));
-        let l2 = vmap(|abc: T3| l3.call::<T3, Tensor>(abc).unwrap())
+        let l2 = vmap(|abc: T3| l3.call::<T3, Tensor>(abc))
             .in_axes((0, NO, NO))
             .out_axes(1);
-        leaves(vmap(|abc: T3| l2.call::<T3, Tensor>(abc).unwrap()).in_axes((0, NO, 0)).call(a3(a)))
+        leaves(vmap(|abc: T3| l2.call::<T3, Tensor>(abc)).in_axes((0, NO, 0)).call(a3(a)))
     };
     nested_3_matmul: |a| {
         let v1 = vmap(|(a, b): T2| a.matmul(&b)).in_axes((0, NO));
-        let v2 = vmap(|ab: T2| v1.call::<T2, Tensor>(ab).unwrap()).in_axes((1, NO)).out_axes(-1);
-        leaves(vmap(|ab: T2| v2.call::<T2, Tensor>(ab).unwrap()).in_axes((0, NO)).call(a2(a)))
+        let v2 = vmap(|ab: T2| v1.call::<T2, Tensor>(ab)).in_axes((1, NO)).out_axes(-1);
+        leaves(vmap(|ab: T2| v2.call::<T2, Tensor>(ab)).in_axes((0, NO)).call(a2(a)))
     };
     closure_captures_outer_tracer: |a| {
         let ys = a[1].clone();
         leaves(
-            vmap(|x: Tensor| vmap(|y: Tensor| &x * y).call::<Tensor, Tensor>(ys.clone()).unwrap())
+            vmap(|x: Tensor| vmap(|y: Tensor| &x * y).call::<Tensor, Tensor>(ys.clone()))
                 .call(a[0].clone()),
         )
     };
@@ -444,7 +442,6 @@ cases! {
             let nx = jnp::sqrt(&(&x * &x).sum(None));
             vmap(|y: Tensor| jnp::dot(&x, &y) / &nx + y.index(0))
                 .call::<Tensor, Tensor>(ys.clone())
-                .unwrap()
         };
         leaves(vmap(outer).out_axes(1).call(a[0].clone()))
     };
@@ -480,7 +477,7 @@ cases! {
         let all = a[1].clone();
         leaves(
             vmap(|x: Tensor| {
-                vmap(|y: Tensor| seeds::neg_l1(&x, &y)).call::<Tensor, Tensor>(all.clone()).unwrap()
+                vmap(|y: Tensor| seeds::neg_l1(&x, &y)).call::<Tensor, Tensor>(all.clone())
             })
             .call(a[0].clone()),
         )
@@ -489,7 +486,7 @@ cases! {
         let imgs = a[0].clone();
         leaves(
             vmap(|x: Tensor| {
-                vmap(|y: Tensor| seeds::neg_l1(&x, &y)).call::<Tensor, Tensor>(imgs.clone()).unwrap()
+                vmap(|y: Tensor| seeds::neg_l1(&x, &y)).call::<Tensor, Tensor>(imgs.clone())
             })
             .call(a[0].clone()),
         )
@@ -530,7 +527,6 @@ cases! {
         let per_key = |k: Tensor| {
             vmap(|s: Tensor| random::normal(&s, &[2]))
                 .call::<Tensor, Tensor>(random::split(&k, 3))
-                .unwrap()
         };
         leaves(vmap(per_key).call(random::split(&random::key(42), 2)))
     };

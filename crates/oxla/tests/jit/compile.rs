@@ -36,11 +36,7 @@ fn seed_programs_compile_and_agree_with_eager() {
 fn simplification_removes_the_multiply_by_ones_and_the_size_2_broadcast() {
     let body = |(id, v): (Tensor, Tensor)| seeds::memory_test(&id, &v, 2);
     let lattice = jnp::zeros(&[6, 6, 6, 19]);
-    let c = jit(body)
-        .lower(&(Tensor::scalar(0i32), lattice))
-        .unwrap()
-        .compile()
-        .unwrap();
+    let c = jit(body).lower(&(Tensor::scalar(0i32), lattice)).compile();
     let text = c.jaxpr().to_string();
     assert!(!text.contains("f32[3,3,3,19,2]"), "{text}");
     assert!(text.contains("reduce_sum[axes=(0, 1, 2, 3)]"), "{text}");
@@ -57,10 +53,7 @@ fn jit_composes_with_vmap_and_grad_in_any_order() {
     let xs = jnp::linspace(0.0, 1.0, 5);
     let ys = &xs * 2.5 + 0.5;
     let per_example = |a: ((Tensor, Tensor), Tensor, Tensor)| -> (Tensor, Tensor) {
-        vmap(|a| grad(se).call(a).unwrap())
-            .in_axes((None, 0, 0))
-            .call(a)
-            .unwrap()
+        vmap(|a| grad(se).call(a)).in_axes((None, 0, 0)).call(a)
     };
     let want = per_example((params.clone(), xs.clone(), ys.clone()));
     let got = jit(per_example)
@@ -70,17 +63,17 @@ fn jit_composes_with_vmap_and_grad_in_any_order() {
     assert_eq!(got.1.to_vec::<f32>(), want.1.to_vec::<f32>());
     // vmap(jit(f)) and grad(jit(f)) stage f into the outer transform.
     let jf = jit(se);
-    let v: Tensor = vmap(|a| jf.call(a).unwrap())
-        .in_axes((None, 0, 0))
-        .call((params.clone(), xs.clone(), ys.clone()))
-        .unwrap();
+    let v: Tensor = vmap(|a| jf.call(a).unwrap()).in_axes((None, 0, 0)).call((
+        params.clone(),
+        xs.clone(),
+        ys.clone(),
+    ));
     assert_eq!(
         v.to_vec::<f32>(),
         vec![0.25, 0.140625, 0.0625, 0.015625, 0.0]
     );
-    let g: (Tensor, Tensor) = grad(|a| jf.call(a).unwrap())
-        .call((params.clone(), xs.index(1), ys.index(1)))
-        .unwrap();
+    let g: (Tensor, Tensor) =
+        grad(|a| jf.call(a).unwrap()).call((params.clone(), xs.index(1), ys.index(1)));
     assert_eq!((g.0.item(), g.1.item()), (0.1875, 0.75));
     // The same program whichever order jit and vmap come in.
     let a = make_jaxpr(
@@ -94,11 +87,7 @@ fn jit_composes_with_vmap_and_grad_in_any_order() {
 #[test]
 #[should_panic(expected = "compiled for arguments (f32[3]) but called with (f32[4])")]
 fn compiled_programs_check_their_avals() {
-    let c = jit(|x: Tensor| x * 2.0)
-        .lower(&jnp::ones(&[3]))
-        .unwrap()
-        .compile()
-        .unwrap();
+    let c = jit(|x: Tensor| x * 2.0).lower(&jnp::ones(&[3])).compile();
     let _ = c.call(jnp::ones(&[4]));
 }
 
@@ -106,7 +95,7 @@ fn compiled_programs_check_their_avals() {
 fn a_transposed_matmul_operand_is_folded_into_the_contraction() {
     let f = |x: Tensor| jnp::matmul(&x, &x.t());
     let x = random::normal(&random::key(5), &[30, 50]);
-    let c = jit(f).lower(&x).unwrap().compile().unwrap();
+    let c = jit(f).lower(&x).compile();
     let text = c.jaxpr().to_string();
     assert!(!text.contains("transpose"), "{text}");
     assert!(

@@ -10,11 +10,7 @@ use crate::seeds;
 #[test]
 fn fusion_keeps_broadcasts_gathers_and_index_arithmetic_virtual() {
     // Seed 004's f: two broadcasts, a multiply and the sum are one kernel over the input.
-    let c = jit(seeds::outer_sum)
-        .lower(&jnp::ones(&[100]))
-        .unwrap()
-        .compile()
-        .unwrap();
+    let c = jit(seeds::outer_sum).lower(&jnp::ones(&[100])).compile();
     let steps = c.fusion();
     assert_eq!(steps.len(), 1, "{steps:?}");
     assert!(steps[0].fused);
@@ -28,7 +24,7 @@ fn fusion_keeps_broadcasts_gathers_and_index_arithmetic_virtual() {
     let n = 8;
     let batched = seeds::memory_test_batched(2);
     let args = (jnp::arange((n * n * n) as i32), jnp::ones(&[n, n, n, 19]));
-    let c = jit(batched).lower(&args).unwrap().compile().unwrap();
+    let c = jit(batched).lower(&args).compile();
     let m = c.memory_analysis();
     assert!(m.temp_bytes <= 2 * n * n * n * 4, "{m}\n{:?}", c.fusion());
     let gather = c
@@ -73,7 +69,7 @@ fn a_reduction_over_whole_gathered_windows_reduces_the_operand_first() {
             }
         };
         let want = f(x.clone()).to_vec::<f32>();
-        let c = jit(f).lower(&x).unwrap().compile().unwrap();
+        let c = jit(f).lower(&x).compile();
         let got = c.call(x.clone()).unwrap().to_vec::<f32>();
         for (g, w) in got.iter().zip(&want) {
             assert!(
@@ -179,11 +175,7 @@ fn outer_products_fuse_instead_of_calling_gemm() {
     for (lc, rc, ty) in cases {
         let f = |(a, b): (Tensor, Tensor)| lax::dot_general(&a, &b, (lc, rc), (&[2], &[0]), ty);
         let want = f((a.clone(), b.clone()));
-        let c = jit(f)
-            .lower(&(a.clone(), b.clone()))
-            .unwrap()
-            .compile()
-            .unwrap();
+        let c = jit(f).lower(&(a.clone(), b.clone())).compile();
         let steps = c.fusion();
         assert!(
             steps
@@ -214,10 +206,9 @@ fn pairwise_l1_affinities_tile_and_agree_with_a_loop() {
         let all = x.clone();
         vmap(move |a: Tensor| {
             let all = all.clone();
-            vmap(move |b: Tensor| aff(a.clone(), b)).call(all).unwrap()
+            vmap(move |b: Tensor| aff(a.clone(), b)).call(all)
         })
         .call(x)
-        .unwrap()
     };
     let got = jit(pairwise).call(x.clone()).unwrap().to_vec::<f32>();
     let v = x.to_vec::<f32>();
@@ -267,10 +258,9 @@ fn pairwise_sums_of_every_kind_agree_with_a_loop() {
             let pairwise = move |(x, y): (Tensor, Tensor)| {
                 vmap(move |a: Tensor| {
                     let y = y.clone();
-                    vmap(move |b: Tensor| f(a.clone(), b)).call(y).unwrap()
+                    vmap(move |b: Tensor| f(a.clone(), b)).call(y)
                 })
                 .call(x)
-                .unwrap()
             };
             let got = jit(pairwise)
                 .call((x.clone(), y.clone()))
@@ -297,7 +287,7 @@ fn pairwise_sums_of_every_kind_agree_with_a_loop() {
 fn fusion_reports_each_kernels_schedule() {
     // A row sum of exp: one kernel, its schedule fixed when the program is compiled.
     let f = jit(|x: Tensor| jnp::exp(&x).sum(1));
-    let c = f.lower(&jnp::ones(&[64, 300])).unwrap().compile().unwrap();
+    let c = f.lower(&jnp::ones(&[64, 300])).compile();
     let steps = c.fusion();
     assert_eq!(steps.len(), 1, "{steps:?}");
     let schedule = steps[0].schedule.as_deref().expect("a kernel's schedule");
@@ -309,7 +299,7 @@ fn fusion_reports_each_kernels_schedule() {
     // A step that runs alone has none.
     let g = jit(|(a, b): (Tensor, Tensor)| a.matmul(&b));
     let m = jnp::ones(&[8, 8]);
-    let c = g.lower(&(m.clone(), m)).unwrap().compile().unwrap();
+    let c = g.lower(&(m.clone(), m)).compile();
     assert!(c.fusion().iter().all(|s| s.fused || s.schedule.is_none()));
 }
 

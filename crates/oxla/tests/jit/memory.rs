@@ -16,7 +16,7 @@ fn memory_analysis_names_the_largest_buffer_and_its_line() {
         let b = jnp::matmul(&a, &a);
         jnp::exp(&b).sum(None)
     };
-    let c = jit(f).lower(&jnp::ones(&[100])).unwrap().compile().unwrap();
+    let c = jit(f).lower(&jnp::ones(&[100])).compile();
     let m = c.memory_analysis();
     assert_eq!(m.argument_bytes, 400);
     assert_eq!(m.output_bytes, 4);
@@ -48,7 +48,7 @@ fn results_take_the_buffers_of_values_that_die() {
         jnp::exp(&(&c * 0.01)) + s + b
     };
     let x = random::normal(&random::key(9), &[64, 64]) * 0.1;
-    let c = jit(f).lower(&x).unwrap().compile().unwrap();
+    let c = jit(f).lower(&x).compile();
     let m = c.memory_analysis();
     assert_eq!((m.in_place_results, m.reused_buffers), (1, 1), "{m}");
     // At most the argument and three 64x64 values are ever live.
@@ -84,7 +84,7 @@ fn a_kernel_that_picks_its_in_place_operand_whole_leaves_it_as_it_is() {
     let a = jnp::matmul(&x, &x).to_vec::<f32>();
     for pick in [false, true] {
         let args = (x.clone(), Tensor::from_vec(vec![pick], &[]));
-        let c = jit(f).lower(&args).unwrap().compile().unwrap();
+        let c = jit(f).lower(&args).compile();
         assert_eq!(c.memory_analysis().in_place_results, 1);
         let got = c.call(args).unwrap().to_vec::<f32>();
         let scale = if pick { 1.0 } else { 2.0 };
@@ -121,7 +121,7 @@ fn explain_plans_a_call_too_large_to_run() {
     // 100,000 x 100,000 f32 products, sorted: 40 GB, planned without allocating them.
     let line = line!() + 1;
     let f = |x: Tensor| jnp::sort(&(x.index((.., None)) * x.index((None, ..))), None);
-    let plan = oxla::explain(f, &jnp::ones(&[100_000])).unwrap();
+    let plan = oxla::explain(f, &jnp::ones(&[100_000]));
     let top = &plan.largest[0];
     assert_eq!(top.bytes, 40_000_000_000);
     assert!(plan.peak_bytes >= 80_000_000_000, "{plan}");
@@ -133,7 +133,7 @@ fn explain_plans_a_call_too_large_to_run() {
 /// peak beyond its arguments, and the measured growth of peak RSS while it runs.
 fn memory_child(program: &str) {
     fn measure<A: oxla::Tree, O: oxla::Tree, F: Fn(A) -> O>(f: F, args: A) -> (usize, usize) {
-        let c = jit(f).lower(&args).unwrap().compile().unwrap();
+        let c = jit(f).lower(&args).compile();
         let m = c.memory_analysis().clone();
         // Buffers held from building the arguments would be released during the call.
         oxla::memory::release_held();

@@ -22,8 +22,7 @@ fn in_axes_per_field() {
     let f = |(p, x, y): (Mlp, Tensor, Tensor)| mlp_loss(&p, &x, &y);
     let got: Tensor = vmap(f)
         .in_axes((axes, 0, 0))
-        .call((batched, xs.clone(), ys.clone()))
-        .unwrap();
+        .call((batched, xs.clone(), ys.clone()));
     let want: Vec<f32> = (0..5)
         .map(|i| {
             let pi = Mlp {
@@ -55,7 +54,7 @@ fn nested_fields_and_tuple_structs() {
         ("tail", None.into()),
     ]);
     // Out: field 0 stacked on axis 1, field 1 (unbatched) broadcast on axis 0.
-    let out: Pair = vmap(f).in_axes(axes).out_axes((1, 0)).call(n).unwrap();
+    let out: Pair = vmap(f).in_axes(axes).out_axes((1, 0)).call(n);
     assert_eq!(out.0.shape(), &[2, 3]);
     assert_trees_close(&out.0, &(&x * 2.0 + 1.0));
     assert_eq!(out.1.shape(), &[3]);
@@ -67,8 +66,7 @@ fn vmap_loss_with_param_axes(axes: impl Into<AxisTree>) {
     let (xs, ys) = batch(2);
     let _: Tensor = vmap(|(p, x, y): (Mlp, Tensor, Tensor)| mlp_loss(&p, &x, &y))
         .in_axes((axes.into(), 0, 0))
-        .call((mlp(0), xs, ys))
-        .unwrap();
+        .call((mlp(0), xs, ys));
 }
 
 #[test]
@@ -122,13 +120,12 @@ fn the_message_says_where_and_prints_the_axes() {
 #[test]
 fn out_axes_per_field() {
     let (xs, ys) = batch(5);
-    let per_example = |(p, x, y): (Mlp, Tensor, Tensor)| -> Mlp {
-        grad(|p: Mlp| mlp_loss(&p, &x, &y)).call(p).unwrap()
-    };
-    let stacked: Mlp = vmap(per_example)
-        .in_axes((None, 0, 0))
-        .call((mlp(0), xs.clone(), ys.clone()))
-        .unwrap();
+    let per_example =
+        |(p, x, y): (Mlp, Tensor, Tensor)| -> Mlp { grad(|p: Mlp| mlp_loss(&p, &x, &y)).call(p) };
+    let stacked: Mlp =
+        vmap(per_example)
+            .in_axes((None, 0, 0))
+            .call((mlp(0), xs.clone(), ys.clone()));
     let out_axes = AxisTree::fields([
         ("w1", Some(-1)),
         ("b1", Some(1)),
@@ -138,8 +135,7 @@ fn out_axes_per_field() {
     let moved: Mlp = vmap(per_example)
         .in_axes((None, 0, 0))
         .out_axes(out_axes)
-        .call((mlp(0), xs, ys))
-        .unwrap();
+        .call((mlp(0), xs, ys));
     assert_eq!(moved.w1.shape(), &[3, 4, 5]);
     assert_eq!(moved.b1.shape(), &[4, 5]);
     assert_trees_close(&moved.w1, &stacked.w1.transpose(&[1, 2, 0]));

@@ -1,12 +1,9 @@
-//! Derivatives along directions: [`jvp`] pushes tangents forward, [`vjp`] pulls cotangents
-//! back, and the Jacobians ([`jacfwd`], [`jacrev`], [`hessian`]) stack either over a basis
-//! with `vmap`.
+//! Derivatives along directions: [`jvp`] pushes tangents forward and [`vjp`] pulls
+//! cotangents back; the Jacobians (`jacobian.rs`) stack either over a basis with `vmap`.
 
 use super::replay::{jvp_jaxpr, Forward};
 use crate::core::tree::Tree;
 use crate::core::{trace, Tensor};
-use crate::error::Result;
-use crate::numpy as jnp;
 use crate::transforms::jvp_rules::zeros_of_aval;
 
 /// Forward-mode derivative: `f(primals)` and its directional derivative along `tangents`
@@ -138,84 +135,5 @@ impl<A: Tree> Vjp<A> {
             .map(|(g, p)| g.unwrap_or_else(|| zeros_of_aval(&p)))
             .collect();
         self.primals.rebuild(&mut leaves.into_iter())
-    }
-}
-
-/// A Jacobian transform; see [`jacfwd`], [`jacrev`] and [`hessian`].
-#[derive(Clone)]
-pub struct Jacobian<F> {
-    f: F,
-    forward: bool,
-}
-
-/// The Jacobian of a function of one tensor by forward mode (`jax.jacfwd`): shape
-/// `out.shape + x.shape`, computed as the batched JVP along every input direction.
-pub fn jacfwd<F: Fn(Tensor) -> Tensor>(f: F) -> Jacobian<F> {
-    Jacobian { f, forward: true }
-}
-
-/// The Jacobian of a function of one tensor by reverse mode (`jax.jacrev`): shape
-/// `out.shape + x.shape`, computed as the batched VJP along every output direction.
-pub fn jacrev<F: Fn(Tensor) -> Tensor>(f: F) -> Jacobian<F> {
-    Jacobian { f, forward: false }
-}
-
-/// The Hessian of a scalar function of one tensor, `jacfwd(jacrev(f))` (`jax.hessian`).
-///
-/// ```
-/// use oxla::{hessian, Tensor};
-/// let f = |x: Tensor| (&x * &x * &x).sum(None);
-/// let h = hessian(f).call(Tensor::from_vec(vec![1.0f32, 2.0], &[2]))?;
-/// assert_eq!(h.to_vec::<f32>(), vec![6.0, 0.0, 0.0, 12.0]);
-/// # Ok::<(), oxla::Error>(())
-/// ```
-pub fn hessian<F: Fn(Tensor) -> Tensor + Clone>(
-    f: F,
-) -> Jacobian<impl Fn(Tensor) -> Tensor + Clone> {
-    jacfwd(move |x: Tensor| {
-        jacrev(f.clone())
-            .call(x)
-            .expect("jacrev of a traced function")
-    })
-}
-
-/// Standard basis of `shape` in `dtype`, stacked: `[size, *shape]`.
-fn basis(shape: &[usize], dtype: crate::array::DType) -> Tensor {
-    let n: usize = shape.iter().product();
-    let mut s = vec![n];
-    s.extend_from_slice(shape);
-    jnp::astype(&jnp::eye(n), dtype).reshape(&s)
-}
-
-impl<F: Fn(Tensor) -> Tensor> Jacobian<F> {
-    /// The Jacobian at `x`.
-    #[track_caller]
-    pub fn call(&self, x: Tensor) -> Result<Tensor> {
-        let f = &self.f;
-        if !x.dtype().is_float() {
-            panic!(
-                "jacobian requires a floating-point input, got {}\n  at {}",
-                x.aval(),
-                std::panic::Location::caller()
-            );
-        }
-        if self.forward {
-            let push = |t: Tensor| jvp(|x: Tensor| f(x), x.clone(), t).1;
-            let jt: Tensor = crate::transforms::vmap(push).call(basis(x.shape(), x.dtype()))?;
-            // jt is [x.size, *out.shape]: move the input axis last.
-            let out_shape = jt.shape()[1..].to_vec();
-            let m: usize = out_shape.iter().product();
-            let flat = jt.reshape(&[x.size(), m]).t();
-            let mut shape = out_shape;
-            shape.extend_from_slice(x.shape());
-            Ok(flat.reshape(&shape))
-        } else {
-            let (y, pullback) = vjp(|x: Tensor| f(x), x.clone());
-            let jr: Tensor = crate::transforms::vmap(|c: Tensor| pullback.call(c))
-                .call(basis(y.shape(), y.dtype()))?;
-            let mut shape = y.shape().to_vec();
-            shape.extend_from_slice(x.shape());
-            Ok(jr.reshape(&shape))
-        }
     }
 }

@@ -1,11 +1,12 @@
 //! The gradient transforms [`grad`] and [`value_and_grad`], their options ([`Argnums`],
 //! [`Grad::has_aux`]) and how a gradient's leaves are rebuilt into the caller's type.
 
+use std::panic::Location;
+
 use super::replay::Forward;
-use crate::core::trace;
-use crate::core::tree::{Tree, TreeDef};
+use crate::core::tree::{Args, Tree, TreeDef};
 use crate::core::Tensor;
-use crate::error::Result;
+use crate::core::{trace, with_line};
 use crate::transforms::jvp_rules::zeros_of_aval;
 
 /// Which arguments to differentiate: one index (the gradient has that argument's
@@ -19,7 +20,7 @@ pub struct Argnums {
 }
 
 impl Argnums {
-    fn one(n: isize) -> Argnums {
+    pub(super) fn one(n: isize) -> Argnums {
         Argnums {
             nums: vec![n],
             single: true,
@@ -71,9 +72,15 @@ impl From<(i32, i32)> for Argnums {
 }
 
 impl Argnums {
-    /// The leaf mask and gradient structure for arguments of structure `def`.
-    #[track_caller]
-    fn select(&self, def: &TreeDef, leaves: &[Tensor], what: &str) -> (Vec<bool>, TreeDef) {
+    /// The leaf mask and gradient structure for arguments of structure `def`; mistakes
+    /// panic naming `what` (the transform) and the user's line `at`.
+    pub(super) fn select(
+        &self,
+        def: &TreeDef,
+        leaves: &[Tensor],
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> (Vec<bool>, TreeDef) {
         let args: Vec<TreeDef> = match def {
             TreeDef::Tuple(c) => c.clone(),
             d => vec![d.clone()],
@@ -82,7 +89,6 @@ impl Argnums {
         for a in &args {
             starts.push(starts.last().unwrap() + a.num_leaves());
         }
-        let at = std::panic::Location::caller();
         let mut mask = vec![false; leaves.len()];
         let n = args.len() as isize;
         let nums: Vec<usize> = self
@@ -121,33 +127,66 @@ impl Argnums {
     }
 }
 
+/// Which arguments a derivative is taken with respect to, and so the type it has: [`First`]
+/// (argument 0, the default: the type is read from the arguments' type, so a gradient of a
+/// function of `P` is a `P`) or [`Argnums`] (chosen by value, so the caller names the type,
+/// and a type that cannot hold the derivative's structure panics at the call).
+pub trait Selection<A: Tree, G: Tree> {
+    /// The argument indices.
+    fn argnums(&self) -> Argnums;
+}
+
+/// The default selection: argument 0 (see [`Selection`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct First;
+
+impl<A: Args> Selection<A, A::First> for First {
+    fn argnums(&self) -> Argnums {
+        Argnums::one(0)
+    }
+}
+
+impl<A: Tree, G: Tree> Selection<A, G> for Argnums {
+    fn argnums(&self) -> Argnums {
+        self.clone()
+    }
+}
+
 /// Options shared by [`grad`] and [`value_and_grad`].
 #[derive(Clone)]
-pub struct Grad<F> {
+pub struct Grad<F, S = First> {
     f: F,
-    argnums: Argnums,
+    argnums: S,
 }
 
 /// The gradient of a scalar function (`jax.grad`), differentiating argument 0 unless
 /// [`argnums`](Grad::argnums) says otherwise.
 ///
-/// The result type is the differentiated argument's (or, for several argnums, a tuple of
-/// theirs), named at the call site:
+/// The gradient has the differentiated argument's type: a function of `P` (or of a tuple
+/// whose first element is a `P`) has a gradient that is a `P`. With
+/// [`argnums`](Grad::argnums) the caller names the type (a tuple for several).
 ///
 /// ```
 /// use oxla::{grad, Tensor};
 /// let loss = |(w, x): (Tensor, Tensor)| (&w * &x).sum(None);
 /// let w = Tensor::from_vec(vec![1.0f32, 2.0], &[2]);
 /// let x = Tensor::from_vec(vec![3.0f32, 4.0], &[2]);
-/// let g: Tensor = grad(loss).call((w, x))?;
+/// let g = grad(loss).call((w.clone(), x.clone()));
 /// assert_eq!(g.to_vec::<f32>(), vec![3.0, 4.0]);
-/// # Ok::<(), oxla::Error>(())
+/// let (gw, gx): (Tensor, Tensor) = grad(loss).argnums([0, 1]).call((w, x));
+/// assert_eq!(gx.to_vec::<f32>(), vec![1.0, 2.0]);
+/// ```
+///
+/// Naming another type for the default gradient is a compile error:
+///
+/// ```compile_fail
+/// use oxla::{grad, Tensor};
+/// let loss = |(w, x): (Tensor, Tensor)| (&w * &x).sum(None);
+/// let w = Tensor::scalar(1.0f32);
+/// let (gw, gx): (Tensor, Tensor) = grad(loss).call((w.clone(), w));
 /// ```
 pub fn grad<F>(f: F) -> Grad<F> {
-    Grad {
-        f,
-        argnums: Argnums::from(0usize),
-    }
+    Grad { f, argnums: First }
 }
 
 /// The value and the gradient of a scalar function (`jax.value_and_grad`).
@@ -157,18 +196,21 @@ pub fn value_and_grad<F>(f: F) -> ValueAndGrad<F> {
 
 /// See [`value_and_grad`].
 #[derive(Clone)]
-pub struct ValueAndGrad<F>(Grad<F>);
+pub struct ValueAndGrad<F, S = First>(Grad<F, S>);
 
 /// A gradient transform whose function also returns auxiliary data; see
 /// [`Grad::has_aux`].
 #[derive(Clone)]
 pub struct WithAux<G>(G);
 
-impl<F> Grad<F> {
-    /// Which arguments to differentiate.
-    pub fn argnums(mut self, n: impl Into<Argnums>) -> Self {
-        self.argnums = n.into();
-        self
+impl<F, S> Grad<F, S> {
+    /// Which arguments to differentiate: an index, or several (`[0, 2]`, `(0, 1)`); the
+    /// call's result type is then named by the caller.
+    pub fn argnums(self, n: impl Into<Argnums>) -> Grad<F, Argnums> {
+        Grad {
+            f: self.f,
+            argnums: n.into(),
+        }
     }
 
     /// The function returns `(loss, aux)`; the call returns `(gradient, aux)`.
@@ -177,50 +219,82 @@ impl<F> Grad<F> {
     }
 
     /// Value and gradient leaves of `f` at `args`, with the gradient's structure.
-    #[track_caller]
-    fn run<A: Tree, O: Tree>(&self, args: &A, what: &str) -> (O, Vec<Tensor>, TreeDef)
+    fn run<A: Tree, O: Tree, G: Tree>(
+        &self,
+        args: &A,
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> (O, Vec<Tensor>, TreeDef)
     where
         F: Fn(A) -> O,
+        S: Selection<A, G>,
     {
-        let leaves = args.leaves();
-        let (mask, gdef) = self.argnums.select(&args.def(), &leaves, what);
-        let (cj, out) = trace(&self.f, args);
-        let (forward, outs) = Forward::run(cj, &leaves, &mask);
-        let loss = &outs[0];
-        if loss.ndim() != 0 || !loss.dtype().is_float() {
-            panic!(
-                "{what} requires a scalar floating-point output, got {}\n  at {}",
-                loss.aval(),
-                std::panic::Location::caller()
-            );
-        }
-        let mut cts = vec![None; outs.len()];
-        cts[0] = Some(crate::numpy::scalar_tensor(1.0, loss.dtype()));
-        let grads = forward.backward(&cts);
-        let g: Vec<Tensor> = grads
-            .into_iter()
-            .zip(&leaves)
-            .zip(&mask)
-            .filter(|(_, &m)| m)
-            .map(|((g, x), _)| g.unwrap_or_else(|| zeros_of_aval(x)))
-            .collect();
-        (out.rebuild(&mut outs.into_iter()), g, gdef)
+        // What the transform itself binds is recorded at the user's line (the traced
+        // function keeps its own lines).
+        with_line(at, || {
+            let leaves = args.leaves();
+            let (mask, gdef) = self
+                .argnums
+                .argnums()
+                .select(&args.def(), &leaves, what, at);
+            let (cj, out) = trace(&self.f, args);
+            let (forward, outs) = Forward::run(cj, &leaves, &mask);
+            let loss = &outs[0];
+            if loss.ndim() != 0 || !loss.dtype().is_float() {
+                panic!(
+                    "{what} requires a scalar floating-point output, got {}\n  at {at}",
+                    loss.aval(),
+                );
+            }
+            let mut cts = vec![None; outs.len()];
+            cts[0] = Some(crate::numpy::scalar_tensor(1.0, loss.dtype()));
+            let grads = forward.backward(&cts);
+            let g: Vec<Tensor> = grads
+                .into_iter()
+                .zip(&leaves)
+                .zip(&mask)
+                .filter(|(_, &m)| m)
+                .map(|((g, x), _)| g.unwrap_or_else(|| zeros_of_aval(x)))
+                .collect();
+            (out.rebuild(&mut outs.into_iter()), g, gdef)
+        })
     }
 
-    /// The gradient at `args`, as a tree of type `G` (the differentiated argument's type).
+    /// The gradient at `args`: a `G`, the differentiated argument's type.
     #[track_caller]
-    pub fn call<A: Tree, G: Tree>(&self, args: A) -> Result<G>
+    pub fn call<A: Tree, G: Tree>(&self, args: A) -> G
     where
         F: Fn(A) -> Tensor,
+        S: Selection<A, G>,
     {
-        let (_, g, gdef) = self.run::<A, Tensor>(&args, "grad");
-        Ok(build(&gdef, g))
+        self.call_at(args, Location::caller())
+    }
+
+    fn call_at<A: Tree, G: Tree>(&self, args: A, at: &'static Location<'static>) -> G
+    where
+        F: Fn(A) -> Tensor,
+        S: Selection<A, G>,
+    {
+        let (_, g, gdef) = self.run::<A, Tensor, G>(&args, "grad", at);
+        build(&gdef, g, at)
+    }
+
+    /// The gradient as a function, to pass to another transform:
+    /// `vmap(grad(loss).as_fn())`. Its mistakes panic naming this call's line.
+    #[track_caller]
+    pub fn as_fn<A: Tree, G: Tree>(self) -> impl Fn(A) -> G
+    where
+        F: Fn(A) -> Tensor,
+        S: Selection<A, G>,
+    {
+        let at = Location::caller();
+        move |args| self.call_at(args, at)
     }
 }
 
-impl<F> ValueAndGrad<F> {
-    /// Which arguments to differentiate.
-    pub fn argnums(self, n: impl Into<Argnums>) -> Self {
+impl<F, S> ValueAndGrad<F, S> {
+    /// Which arguments to differentiate; see [`Grad::argnums`].
+    pub fn argnums(self, n: impl Into<Argnums>) -> ValueAndGrad<F, Argnums> {
         ValueAndGrad(self.0.argnums(n))
     }
 
@@ -231,48 +305,118 @@ impl<F> ValueAndGrad<F> {
 
     /// `(f(args), gradient)`.
     #[track_caller]
-    pub fn call<A: Tree, G: Tree>(&self, args: A) -> Result<(Tensor, G)>
+    pub fn call<A: Tree, G: Tree>(&self, args: A) -> (Tensor, G)
     where
         F: Fn(A) -> Tensor,
+        S: Selection<A, G>,
     {
-        let (v, g, gdef) = self.0.run::<A, Tensor>(&args, "value_and_grad");
-        Ok((v, build(&gdef, g)))
+        self.call_at(args, Location::caller())
+    }
+
+    fn call_at<A: Tree, G: Tree>(&self, args: A, at: &'static Location<'static>) -> (Tensor, G)
+    where
+        F: Fn(A) -> Tensor,
+        S: Selection<A, G>,
+    {
+        let (v, g, gdef) = self.0.run::<A, Tensor, G>(&args, "value_and_grad", at);
+        (v, build(&gdef, g, at))
+    }
+
+    /// `(value, gradient)` as a function, to pass to another transform.
+    #[track_caller]
+    pub fn as_fn<A: Tree, G: Tree>(self) -> impl Fn(A) -> (Tensor, G)
+    where
+        F: Fn(A) -> Tensor,
+        S: Selection<A, G>,
+    {
+        let at = Location::caller();
+        move |args| self.call_at(args, at)
     }
 }
 
-impl<F> WithAux<Grad<F>> {
+impl<F, S> WithAux<Grad<F, S>> {
     /// `(gradient, aux)`.
     #[track_caller]
-    pub fn call<A: Tree, X: Tree, G: Tree>(&self, args: A) -> Result<(G, X)>
+    pub fn call<A: Tree, X: Tree, G: Tree>(&self, args: A) -> (G, X)
     where
         F: Fn(A) -> (Tensor, X),
+        S: Selection<A, G>,
     {
-        let ((_, aux), g, gdef) = self.0.run::<A, (Tensor, X)>(&args, "grad");
-        Ok((build(&gdef, g), aux))
+        self.call_at(args, Location::caller())
+    }
+
+    fn call_at<A: Tree, X: Tree, G: Tree>(&self, args: A, at: &'static Location<'static>) -> (G, X)
+    where
+        F: Fn(A) -> (Tensor, X),
+        S: Selection<A, G>,
+    {
+        let ((_, aux), g, gdef) = self.0.run::<A, (Tensor, X), G>(&args, "grad", at);
+        (build(&gdef, g, at), aux)
+    }
+
+    /// `(gradient, aux)` as a function, to pass to another transform.
+    #[track_caller]
+    pub fn as_fn<A: Tree, X: Tree, G: Tree>(self) -> impl Fn(A) -> (G, X)
+    where
+        F: Fn(A) -> (Tensor, X),
+        S: Selection<A, G>,
+    {
+        let at = Location::caller();
+        move |args| self.call_at(args, at)
     }
 }
 
-impl<F> WithAux<ValueAndGrad<F>> {
+impl<F, S> WithAux<ValueAndGrad<F, S>> {
     /// `((loss, aux), gradient)`.
     #[track_caller]
-    pub fn call<A: Tree, X: Tree, G: Tree>(&self, args: A) -> Result<((Tensor, X), G)>
+    pub fn call<A: Tree, X: Tree, G: Tree>(&self, args: A) -> ((Tensor, X), G)
     where
         F: Fn(A) -> (Tensor, X),
+        S: Selection<A, G>,
     {
-        let (out, g, gdef) = self.0 .0.run::<A, (Tensor, X)>(&args, "value_and_grad");
-        Ok((out, build(&gdef, g)))
+        self.call_at(args, Location::caller())
+    }
+
+    fn call_at<A: Tree, X: Tree, G: Tree>(
+        &self,
+        args: A,
+        at: &'static Location<'static>,
+    ) -> ((Tensor, X), G)
+    where
+        F: Fn(A) -> (Tensor, X),
+        S: Selection<A, G>,
+    {
+        let (out, g, gdef) = self
+            .0
+             .0
+            .run::<A, (Tensor, X), G>(&args, "value_and_grad", at);
+        (out, build(&gdef, g, at))
+    }
+
+    /// `((loss, aux), gradient)` as a function, to pass to another transform.
+    #[track_caller]
+    pub fn as_fn<A: Tree, X: Tree, G: Tree>(self) -> impl Fn(A) -> ((Tensor, X), G)
+    where
+        F: Fn(A) -> (Tensor, X),
+        S: Selection<A, G>,
+    {
+        let at = Location::caller();
+        move |args| self.call_at(args, at)
     }
 }
 
-/// A tree of type `G` from gradient leaves, panicking if `G` cannot have structure `def`.
-#[track_caller]
-fn build<G: Tree>(def: &TreeDef, leaves: Vec<Tensor>) -> G {
+/// A tree of type `G` from derivative leaves, panicking (naming the user's line `at`) if
+/// `G` cannot have structure `def`.
+pub(super) fn build<G: Tree>(
+    def: &TreeDef,
+    leaves: Vec<Tensor>,
+    at: &'static Location<'static>,
+) -> G {
     G::from_def(def, &mut leaves.into_iter()).unwrap_or_else(|| {
         panic!(
             "grad: the gradient has structure {def}, which the requested result type \
-             ({}) cannot hold\n  at {}",
+             ({}) cannot hold\n  at {at}",
             std::any::type_name::<G>(),
-            std::panic::Location::caller()
         )
     })
 }

@@ -8,13 +8,16 @@
 //! `grad(grad(f))`, `vmap(grad(f))` and `grad(vmap(f))` all compose.
 //!
 //! - `replay`: the jaxpr-level interpreters (`jvp_jaxpr`, `vjp_jaxpr`) the rest is built on;
-//! - `directional`: `jvp`, `vjp` and the Jacobians;
+//! - `directional`: `jvp` and `vjp`;
+//! - `jacobian`: `jacfwd`, `jacrev` and `hessian`;
 //! - `grad`: `grad`, `value_and_grad` and their options.
 
 mod directional;
 mod grad;
+mod jacobian;
 mod replay;
 
-pub use directional::{hessian, jacfwd, jacrev, jvp, vjp, Jacobian, Vjp};
-pub use grad::{grad, value_and_grad, Argnums, Grad, ValueAndGrad, WithAux};
+pub use directional::{jvp, vjp, Vjp};
+pub use grad::{grad, value_and_grad, Argnums, First, Grad, Selection, ValueAndGrad, WithAux};
+pub use jacobian::{hessian, jacfwd, jacrev, Jacobian, JacobianSelection, Nest};
 pub(crate) use replay::{jvp_jaxpr, vjp_jaxpr};

@@ -7,7 +7,7 @@ use std::panic::Location;
 use super::TraceBody;
 use crate::compiler::Executable;
 use crate::core::Aval;
-use crate::error::{Error, Result};
+use crate::error::{Error, LargestBuffer, Result};
 use crate::memory::BufferKind;
 use crate::transforms::bodies::open;
 
@@ -19,7 +19,7 @@ struct Footprint {
     results: usize,
     working: usize,
     /// The body's largest buffer at its peak, as `Error::OutOfMemory` describes it.
-    largest: String,
+    largest: Option<Box<LargestBuffer>>,
 }
 
 impl Footprint {
@@ -60,11 +60,7 @@ pub(crate) fn chunk_for_budget(
         let mut own = plan.analysis().clone();
         own.largest
             .retain(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output));
-        let largest = if let Error::OutOfMemory { largest, .. } = own.out_of_memory(budget) {
-            largest
-        } else {
-            String::from("-")
-        };
+        let largest = own.largest_buffer();
         Footprint {
             operands,
             results,
@@ -115,6 +111,7 @@ pub(crate) fn chunk_for_budget(
         limit: Some(budget),
         refused: None,
         largest: one.largest,
+        fitting_chunk_size: None,
         advice,
     })
 }

@@ -61,7 +61,7 @@ pub(crate) fn stage(
     progress: bool,
     trace: &TraceBody,
 ) -> Vec<Tensor> {
-    let here = Location::caller();
+    let here = crate::core::current_line();
     let chunk = match replanned_budget(here) {
         // Planned for advice only: a budget that one example does not fit plans chunks of
         // one, which the advice then finds over the limit and does not name.
