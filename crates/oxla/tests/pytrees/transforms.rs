@@ -2,7 +2,7 @@
 //! the same computation with a tuple of the same tensors.
 
 use oxla::tree::tree_map2;
-use oxla::{grad, jit, lax, numpy as jnp, value_and_grad, vmap, Tensor, Tree};
+use oxla::{grad, jacfwd, jacrev, jit, lax, numpy as jnp, value_and_grad, vmap, Tensor, Tree};
 
 use super::{
     assert_trees_close, batch, mlp, mlp_loss, small_leaves, Generic, Mlp, MlpTuple, Nested, Pair,
@@ -205,4 +205,16 @@ fn vmap_memory_budget_returns_the_struct() {
         .chunk_size(3)
         .call(args);
     assert_trees_close(&chunked, &whole);
+}
+
+#[test]
+fn jacobians_with_respect_to_a_struct_are_the_struct() {
+    let (x, y) = (jnp::arange(2.0), jnp::ones(&[2]) * 3.0);
+    let f = |p: Pair| &p.0 * &p.1;
+    let jr = jacrev(f).call(Pair(x.clone(), y.clone()));
+    let jf = jacfwd(f).call(Pair(x.clone(), y.clone()));
+    assert_eq!(jr.def().to_string(), "Pair(*, *)");
+    let diag = |v: &Tensor| jnp::eye(2) * v;
+    assert_trees_close(&jr, &(diag(&y), diag(&x)));
+    assert_trees_close(&jf, &jr);
 }
