@@ -6,6 +6,8 @@
 //! of a function of the struct is the struct. Its `TreeDef` is `TreeDef::Struct`, keeping
 //! the type's and fields' names. Enums and unions are rejected.
 
+#![warn(missing_docs)]
+
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;

@@ -3,6 +3,8 @@
 
 use oxla::{numpy as jnp, vmap, AxisTree, Tensor};
 
+use oxla::grad;
+
 use super::{assert_trees_close, batch, mlp, mlp_loss, Mlp, Nested, Pair};
 
 /// Loss of parameters whose `w1` is per example (batched on its axis 1) and the rest
@@ -113,4 +115,30 @@ fn the_message_says_where_and_prints_the_axes() {
         "{msg}"
     );
     assert!(msg.contains(&format!("axes.rs:{line}")), "{msg}");
+}
+
+#[test]
+fn out_axes_per_field() {
+    let (xs, ys) = batch(5);
+    let per_example =
+        |(p, x, y): (Mlp, Tensor, Tensor)| -> Mlp { grad(|p: Mlp| mlp_loss(&p, &x, &y)).call(p) };
+    let stacked: Mlp =
+        vmap(per_example)
+            .in_axes((None, 0, 0))
+            .call((mlp(0), xs.clone(), ys.clone()));
+    let out_axes = AxisTree::fields([
+        ("w1", Some(-1)),
+        ("b1", Some(1)),
+        ("w2", Some(0)),
+        ("b2", Some(0)),
+    ]);
+    let moved: Mlp = vmap(per_example)
+        .in_axes((None, 0, 0))
+        .out_axes(out_axes)
+        .call((mlp(0), xs, ys));
+    assert_eq!(moved.w1.shape(), &[3, 4, 5]);
+    assert_eq!(moved.b1.shape(), &[4, 5]);
+    assert_trees_close(&moved.w1, &stacked.w1.transpose(&[1, 2, 0]));
+    assert_trees_close(&moved.b1, &stacked.b1.transpose(&[1, 0]));
+    assert_trees_close(&(moved.w2, moved.b2), &(stacked.w2, stacked.b2));
 }

@@ -2,10 +2,10 @@
 //! utilities.
 //!
 //! `utilities`: structures, printing, flatten/unflatten round trips, `tree_map`;
-//! `transforms`: a struct of parameters through `grad`, `value_and_grad`, `vmap` (axes per
-//! field and as a prefix, with `memory_budget`), `jit` and `lax::scan` carries, each checked
-//! against the same computation on a tuple of the same tensors; `axes`: `vmap`'s axis trees
-//! over structs, and their mistakes.
+//! `transforms`: a struct of parameters through `grad`, `value_and_grad`, the Jacobians,
+//! `vmap` (with `memory_budget`), `jit` and `lax::scan` carries, each checked against the
+//! same computation on a tuple of the same tensors; `axes`: `vmap`'s axis trees over
+//! structs (one axis for a struct, one per field), and their mistakes.
 
 mod axes;
 mod transforms;

@@ -2,7 +2,7 @@
 //! the same computation with a tuple of the same tensors.
 
 use oxla::tree::tree_map2;
-use oxla::{grad, jit, lax, numpy as jnp, value_and_grad, vmap, Tensor, Tree};
+use oxla::{grad, jacfwd, jacrev, jit, lax, numpy as jnp, value_and_grad, vmap, Tensor, Tree};
 
 use super::{
     assert_trees_close, batch, mlp, mlp_loss, small_leaves, Generic, Mlp, MlpTuple, Nested, Pair,
@@ -28,10 +28,17 @@ fn per_example_tuple(args: (MlpTuple, Tensor, Tensor)) -> MlpTuple {
 fn grad_of_a_struct_is_the_struct() {
     let (p, (xs, ys)) = (mlp(0), batch(1));
     let (x, y) = (xs.index(0), ys.index(0));
-    let g: Mlp = grad(loss).call((p.clone(), x.clone(), y.clone()));
-    let want: MlpTuple = grad(loss_tuple).call((p.to_tuple(), x.clone(), y.clone()));
+    // The gradient's type, Mlp, is inferred from argument 0.
+    let g = grad(loss).call((p.clone(), x.clone(), y.clone()));
+    let want = grad(loss_tuple).call((p.to_tuple(), x.clone(), y.clone()));
+    assert_eq!(g.w1.shape(), want.0.shape());
     assert_eq!(g.def(), p.def());
     assert_trees_close(&g, &want);
+
+    // A struct is one argument, and argument 0 of a tuple is the gradient's type.
+    fn first_is_mlp<A: oxla::Args<First = Mlp>>() {}
+    first_is_mlp::<Mlp>();
+    first_is_mlp::<(Mlp, Tensor, Tensor)>();
 
     // The struct alone is argument 0, not a tuple of its fields.
     let g_alone: Mlp = grad(|p: Mlp| mlp_loss(&p, &x, &y)).call(p.clone());
@@ -199,4 +206,16 @@ fn vmap_memory_budget_returns_the_struct() {
         .chunk_size(3)
         .call(args);
     assert_trees_close(&chunked, &whole);
+}
+
+#[test]
+fn jacobians_with_respect_to_a_struct_are_the_struct() {
+    let (x, y) = (jnp::arange(2.0), jnp::ones(&[2]) * 3.0);
+    let f = |p: Pair| &p.0 * &p.1;
+    let jr = jacrev(f).call(Pair(x.clone(), y.clone()));
+    let jf = jacfwd(f).call(Pair(x.clone(), y.clone()));
+    assert_eq!(jr.def().to_string(), "Pair(*, *)");
+    let diag = |v: &Tensor| jnp::eye(2) * v;
+    assert_trees_close(&jr, &(diag(&y), diag(&x)));
+    assert_trees_close(&jf, &jr);
 }
