@@ -138,7 +138,7 @@ fn out_axes_per_field() {
         .call((mlp(0), xs, ys));
     assert_eq!(moved.w1.shape(), &[3, 4, 5]);
     assert_eq!(moved.b1.shape(), &[4, 5]);
-    assert_trees_close(&moved.w1, &stacked.w1.transpose(&[1, 2, 0]));
-    assert_trees_close(&moved.b1, &stacked.b1.transpose(&[1, 0]));
+    assert_trees_close(&moved.w1, &stacked.w1.transpose([1, 2, 0]));
+    assert_trees_close(&moved.b1, &stacked.b1.transpose([1, 0]));
     assert_trees_close(&(moved.w2, moved.b2), &(stacked.w2, stacked.b2));
 }
