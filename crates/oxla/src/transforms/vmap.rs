@@ -27,6 +27,7 @@ pub struct Vmap<F, B = ()> {
     chunk: Option<usize>,
     budget: B,
     progress: bool,
+    axis_name: Option<&'static str>,
 }
 
 /// A [`Vmap`]'s memory budget in bytes; see [`Vmap::memory_budget`].
@@ -67,6 +68,7 @@ pub fn vmap<F>(f: F) -> Vmap<F> {
         chunk: None,
         budget: (),
         progress: false,
+        axis_name: None,
     }
 }
 
@@ -84,6 +86,20 @@ impl<F, B> Vmap<F, B> {
     pub fn out_axes(mut self, axes: impl Into<AxisTree>) -> Self {
         self.out_axes = axes.into();
         self
+    }
+
+    /// Names the mapped axis, as `jax.vmap(f, axis_name=..)`. Collectives over a named
+    /// axis (`psum` and friends) are not there yet; today the name is reserved for them and
+    /// named in vmap's errors.
+    pub fn axis_name(mut self, name: &'static str) -> Self {
+        self.axis_name = Some(name);
+        self
+    }
+
+    /// `vmap`, with its axis name if it has one: how the errors name this transform.
+    fn what(&self) -> String {
+        self.axis_name
+            .map_or("vmap".to_string(), |n| format!("vmap (axis_name {n:?})"))
     }
 
     /// The size of the mapped axis, needed when no argument is mapped.
@@ -148,6 +164,7 @@ impl<F, B> Vmap<F, B> {
             chunk: self.chunk,
             budget: Budget(bytes),
             progress: self.progress,
+            axis_name: self.axis_name,
         }
     }
 
@@ -186,8 +203,9 @@ impl<F, B> Vmap<F, B> {
                         let r = t.ndim() as isize;
                         if a < -r || a >= r {
                             panic!(
-                                "vmap: in_axes {a} is out of range for argument leaf {i} of shape \
+                                "{}: in_axes {a} is out of range for argument leaf {i} of shape \
                                  {:?}\n  at {at}",
+                                self.what(),
                                 t.shape(),
                             );
                         }
@@ -299,8 +317,9 @@ impl<F, B> Vmap<F, B> {
             .collect();
         let n = match (sizes.first(), self.axis_size) {
             (None, None) => panic!(
-                "vmap: no argument is mapped (every in_axes is None), so the mapped size is \
+                "{}: no argument is mapped (every in_axes is None), so the mapped size is \
                  unknown: give .axis_size(n)\n  at {at}",
+                self.what()
             ),
             (None, Some(n)) => n,
             (Some(&(_, _, n)), _) => n,
@@ -315,7 +334,8 @@ impl<F, B> Vmap<F, B> {
                 .axis_size
                 .map_or(String::new(), |m| format!("; axis_size is {m}"));
             panic!(
-                "vmap: mapped axes must all have one size, but {}{given}\n  at {at}",
+                "{}: mapped axes must all have one size, but {}{given}\n  at {at}",
+                self.what(),
                 list.join(", "),
             );
         }

@@ -32,6 +32,21 @@ fn a_transform_passed_on_with_as_fn_names_the_as_fn_line() {
 }
 
 #[test]
+fn a_named_vmap_axis_is_named_in_its_errors() {
+    let bad = || {
+        vmap(|(a, b): (Tensor, Tensor)| &a + &b)
+            .axis_name("batch")
+            .call::<_, Tensor>((m23(), jnp::ones(&[3, 3])))
+    };
+    let (line, msg) = (line!() - 2, message(bad));
+    assert_mentions(
+        &msg,
+        line,
+        &["vmap (axis_name \"batch\")", "must all have one size"],
+    );
+}
+
+#[test]
 fn what_a_transform_binds_is_recorded_at_the_users_line() {
     // vmap's own moveaxis (out_axes 1) and grad's seed are the user's equations.
     let f = |x: Tensor| vmap(|r: Tensor| r.sin()).out_axes(1).call(x);
