@@ -618,6 +618,23 @@ def jacrev_argnums_1(x, y):
     return jax.jacrev(two_outputs, argnums=1)(x, y)
 
 
+def two_args_scalar(x, y):
+    """(R^3, R^2) -> R."""
+    return jnp.sum(jnp.sin(x) * y[0]) + jnp.sum(y ** 3) * x[1]
+
+
+@case("hessian_argnums_tuple", "jax.hessian(f, argnums=(0, 1)) of a scalar f(x, y): ((f_xx, f_xy), (f_yx, f_yy))",
+      lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_args_scalar,))
+def hessian_argnums_tuple(x, y):
+    return jax.hessian(two_args_scalar, argnums=(0, 1))(x, y)
+
+
+@case("hessian_argnums_1", "jax.hessian(f, argnums=1) of a scalar f(x, y): f_yy",
+      lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_args_scalar,))
+def hessian_argnums_1(x, y):
+    return jax.hessian(two_args_scalar, argnums=1)(x, y)
+
+
 @case("jacfwd_first_tuple_arg", "jax.jacfwd(f) of f(x, y) -> (a, b): (da/dx, db/dx)",
       lambda rng: [f32(rng, (3,)), f32(rng, (2,))], helpers=(two_outputs,))
 def jacfwd_first_tuple_arg(x, y):

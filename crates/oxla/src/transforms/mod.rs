@@ -14,8 +14,8 @@ mod vjp_rules;
 pub(crate) mod vmap;
 
 pub use ad::{
-    grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, First, Grad, Jacobian,
-    JacobianSelection, Nest, Selection, ValueAndGrad, Vjp, WithAux,
+    grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, First, Grad, Hessian,
+    HessianSelection, Jacobian, JacobianSelection, Nest, Selection, ValueAndGrad, Vjp, WithAux,
 };
 pub use chunked::MapSpec;
 pub use vmap::{vmap, AxisTree, Budget, Vmap};

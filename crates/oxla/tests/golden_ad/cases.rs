@@ -344,6 +344,14 @@ cases! {
         leaves(j)
     };
     jacfwd_first_tuple_arg: |a| leaves(jacfwd(two_outputs).call(a2(a)));
+    hessian_argnums_tuple: |a| {
+        let h: ((T, T), (T, T)) = hessian(two_args_scalar).argnums([0, 1]).call(a2(a));
+        leaves(h)
+    };
+    hessian_argnums_1: |a| {
+        let h: T = hessian(two_args_scalar).argnums(1).call(a2(a));
+        vec![h]
+    };
 
     // ---- composition with vmap
     vmap_grad_in_axes_none_0_0: |a| {

@@ -72,6 +72,11 @@ pub fn two_outputs((x, y): T2) -> T2 {
     )
 }
 
+/// The manifest's `two_args_scalar`: (R^3, R^2) -> R.
+pub fn two_args_scalar((x, y): T2) -> T {
+    sum(&(jnp::sin(&x) * y.index(0))) + sum(&jnp::power(&y, 3)) * x.index(1)
+}
+
 /// `(a[0], a[1])`.
 pub fn a2(a: &[T]) -> T2 {
     (a[0].clone(), a[1].clone())

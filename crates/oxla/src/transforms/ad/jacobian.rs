@@ -17,8 +17,17 @@ use crate::transforms::vmap;
 #[derive(Clone)]
 pub struct Jacobian<F, S = First> {
     f: F,
-    forward: bool,
+    mode: Mode,
     argnums: S,
+}
+
+/// How a [`Jacobian`] is computed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Forward,
+    Reverse,
+    /// Forward over reverse: the Jacobian of the reverse-mode Jacobian.
+    Hessian,
 }
 
 /// The Jacobian by forward mode (`jax.jacfwd`), with respect to argument 0 unless
@@ -41,7 +50,7 @@ pub struct Jacobian<F, S = First> {
 pub fn jacfwd<F>(f: F) -> Jacobian<F> {
     Jacobian {
         f,
-        forward: true,
+        mode: Mode::Forward,
         argnums: First,
     }
 }
@@ -51,29 +60,98 @@ pub fn jacfwd<F>(f: F) -> Jacobian<F> {
 pub fn jacrev<F>(f: F) -> Jacobian<F> {
     Jacobian {
         f,
-        forward: false,
+        mode: Mode::Reverse,
         argnums: First,
     }
 }
 
-/// The Hessian of a scalar function, `jacfwd(jacrev(f))` (`jax.hessian`), with respect to
-/// argument 0.
+/// The Hessian, `jacfwd(jacrev(f))` (`jax.hessian`), with respect to argument 0 unless
+/// [`argnums`](Hessian::argnums) says otherwise. For trees it is nested as JAX nests it: the
+/// output's tree of the arguments' tree of the arguments' tree.
 ///
 /// ```
 /// use oxla::{hessian, Tensor};
 /// let f = |x: Tensor| (&x * &x * &x).sum(None);
 /// let h = hessian(f).call(Tensor::from_vec(vec![1.0f32, 2.0], &[2]));
 /// assert_eq!(h.to_vec::<f32>(), vec![6.0, 0.0, 0.0, 12.0]);
+/// // With respect to both arguments of f(x, y) = x^2 y: ((f_xx, f_xy), (f_yx, f_yy)).
+/// let g = |(x, y): (Tensor, Tensor)| &x * &x * &y;
+/// let ((xx, xy), (yx, yy)): ((Tensor, Tensor), (Tensor, Tensor)) = hessian(g)
+///     .argnums([0, 1])
+///     .call((Tensor::scalar(3.0f32), Tensor::scalar(2.0f32)));
+/// assert_eq!([xx.item(), xy.item(), yx.item(), yy.item()], [4.0, 6.0, 6.0, 0.0]);
 /// ```
-#[track_caller]
-pub fn hessian<A, F>(f: F) -> Jacobian<impl Fn(A) -> A::First + Clone>
+pub fn hessian<F>(f: F) -> Hessian<F> {
+    Hessian(Jacobian {
+        f,
+        mode: Mode::Hessian,
+        argnums: First,
+    })
+}
+
+/// A Hessian transform; see [`hessian`].
+#[derive(Clone)]
+pub struct Hessian<F, S = First>(Jacobian<F, S>);
+
+/// Which arguments a Hessian is taken with respect to, for a function of `A` with output
+/// `O`, and so the type `H` it has: [`First`] (the type follows from `A` and `O`) or
+/// [`Argnums`] (the caller names it).
+pub trait HessianSelection<A: Tree, O: Tree, H: Tree> {
+    /// The argument indices.
+    fn argnums(&self) -> Argnums;
+}
+
+impl<A: Args, O: Nest<A::First>> HessianSelection<A, O, <O::Out as Nest<A::First>>::Out> for First
 where
-    A: Args,
-    A::First: Nest<A::First>,
-    F: Fn(A) -> Tensor + Clone,
+    O::Out: Nest<A::First>,
 {
-    let inner = jacrev(f).as_fn::<A, Tensor, A::First>();
-    jacfwd(move |a: A| inner(a))
+    fn argnums(&self) -> Argnums {
+        Selection::<A, A::First>::argnums(self)
+    }
+}
+
+impl<A: Tree, O: Tree, H: Tree> HessianSelection<A, O, H> for Argnums {
+    fn argnums(&self) -> Argnums {
+        self.clone()
+    }
+}
+
+impl<F, S> Hessian<F, S> {
+    /// Which arguments to differentiate: an index, or several (`[0, 1]`); the call's result
+    /// type is then named by the caller.
+    pub fn argnums(self, n: impl Into<Argnums>) -> Hessian<F, Argnums> {
+        Hessian(self.0.argnums(n))
+    }
+
+    /// The Hessian at `args`.
+    #[track_caller]
+    pub fn call<A: Tree, O: Tree, H: Tree>(&self, args: A) -> H
+    where
+        F: Fn(A) -> O,
+        S: HessianSelection<A, O, H>,
+    {
+        self.call_at(args, Location::caller())
+    }
+
+    /// The Hessian as a function, to pass to another transform.
+    #[track_caller]
+    pub fn as_fn<A: Tree, O: Tree, H: Tree>(self) -> impl Fn(A) -> H + Clone
+    where
+        F: Fn(A) -> O + Clone,
+        S: HessianSelection<A, O, H> + Clone,
+    {
+        let at = Location::caller();
+        move |args| self.call_at(args, at)
+    }
+
+    fn call_at<A: Tree, O: Tree, H: Tree>(&self, args: A, at: &'static Location<'static>) -> H
+    where
+        F: Fn(A) -> O,
+        S: HessianSelection<A, O, H>,
+    {
+        let argnums = self.0.argnums.argnums();
+        with_line(at, || self.0.jacobian(args, argnums, at))
+    }
 }
 
 /// An output tree whose every leaf becomes a tree `G`: the type of a Jacobian of a
@@ -141,7 +219,7 @@ impl<F, S> Jacobian<F, S> {
     pub fn argnums(self, n: impl Into<Argnums>) -> Jacobian<F, Argnums> {
         Jacobian {
             f: self.f,
-            forward: self.forward,
+            mode: self.mode,
             argnums: n.into(),
         }
     }
@@ -175,20 +253,27 @@ impl<F, S> Jacobian<F, S> {
     {
         // What the transform itself binds is recorded at the user's line (the traced
         // function keeps its own lines).
-        with_line(at, || self.jacobian(args, at))
+        let argnums = self.argnums.argnums();
+        with_line(at, || self.jacobian(args, argnums, at))
     }
 
-    fn jacobian<A: Tree, O: Tree, J: Tree>(&self, args: A, at: &'static Location<'static>) -> J
+    /// The Jacobian (or Hessian) of `f` at `args` with respect to `argnums`, as a `J`.
+    fn jacobian<A: Tree, O: Tree, J: Tree>(
+        &self,
+        args: A,
+        argnums: Argnums,
+        at: &'static Location<'static>,
+    ) -> J
     where
         F: Fn(A) -> O,
-        S: JacobianSelection<A, O, J>,
     {
-        let what = if self.forward { "jacfwd" } else { "jacrev" };
+        let what = match self.mode {
+            Mode::Forward => "jacfwd",
+            Mode::Reverse => "jacrev",
+            Mode::Hessian => "hessian",
+        };
         let leaves = args.leaves();
-        let (mask, gdef) = self
-            .argnums
-            .argnums()
-            .select(&args.def(), &leaves, what, at);
+        let (mask, gdef) = argnums.select(&args.def(), &leaves, what, at);
         // A function of the differentiated leaves alone, the others held fixed; it notes the
         // output's structure when it is traced.
         let out_def = RefCell::new(None);
@@ -215,13 +300,20 @@ impl<F, S> Jacobian<F, S> {
             .filter(|(_, &m)| m)
             .map(|(t, _)| t.clone())
             .collect();
-        let blocks = if self.forward {
-            forward_blocks(&f, &xs)
-        } else {
-            reverse_blocks(&f, &xs, what, at)
+        let blocks = match self.mode {
+            Mode::Forward => forward_blocks(&f, &xs),
+            Mode::Reverse => reverse_blocks(&f, &xs, what, at),
+            Mode::Hessian => {
+                let jacrev = |xs: Vec<Tensor>| reverse_blocks(&f, &xs, what, at);
+                forward_blocks(&jacrev, &xs)
+            }
         };
         let out_def = out_def.into_inner().expect("the function was traced");
-        build(&nest(&out_def, &gdef), blocks, at)
+        let def = match self.mode {
+            Mode::Forward | Mode::Reverse => nest(&out_def, &gdef),
+            Mode::Hessian => nest(&nest(&out_def, &gdef), &gdef),
+        };
+        build(&def, blocks, at)
     }
 }
 

@@ -19,5 +19,7 @@ mod replay;
 
 pub use directional::{jvp, vjp, Vjp};
 pub use grad::{grad, value_and_grad, Argnums, First, Grad, Selection, ValueAndGrad, WithAux};
-pub use jacobian::{hessian, jacfwd, jacrev, Jacobian, JacobianSelection, Nest};
+pub use jacobian::{
+    hessian, jacfwd, jacrev, Hessian, HessianSelection, Jacobian, JacobianSelection, Nest,
+};
 pub(crate) use replay::{jvp_jaxpr, vjp_jaxpr};
