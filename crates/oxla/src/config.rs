@@ -53,12 +53,5 @@ pub fn x64_enabled() -> bool {
 /// Runs `f` with x64 set to `on` on this thread only, as JAX's `jax.enable_x64(on)`
 /// context manager; the setting before is restored after, also when `f` panics.
 pub fn with_x64<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<bool>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            SCOPED.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(SCOPED.with(|s| s.replace(Some(on))));
-    f()
+    crate::env::scoped(&SCOPED, Some(on), f)
 }

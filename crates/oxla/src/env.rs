@@ -5,7 +5,9 @@
 //! first needed, oxla panics with a message that names the variable, the value and what
 //! it accepts.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
+use std::thread::LocalKey;
 
 /// The number of threads the kernels' pool runs: a whole number from 1 up.
 pub(crate) fn parse_threads(s: &str) -> Result<usize, String> {
@@ -207,6 +209,26 @@ pub fn format_bytes(bytes: usize) -> String {
     } else {
         format!("{v:.3} {}", units[u])
     }
+}
+
+/// Runs `f` with the thread-local `cell` holding `value`, and puts back what it held before
+/// afterwards, also when `f` panics: every scoped setting of oxla's (the pinned source
+/// line, x64, `disable_jit`, the backward pass's dropped effects, a replanned budget).
+pub(crate) fn scoped<T: 'static, R>(
+    cell: &'static LocalKey<Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: 'static>(&'static LocalKey<Cell<T>>, Option<T>);
+    impl<T> Drop for Restore<T> {
+        fn drop(&mut self) {
+            if let Some(before) = self.1.take() {
+                self.0.with(|c| c.set(before));
+            }
+        }
+    }
+    let _restore = Restore(cell, Some(cell.with(|c| c.replace(value))));
+    f()
 }
 
 #[cfg(test)]

@@ -105,10 +105,7 @@ pub(crate) fn with_budget<T>(
     budget: usize,
     f: impl FnOnce() -> T,
 ) -> T {
-    let before = REPLAN.replace(Some((source, budget)));
-    let out = f();
-    REPLAN.set(before);
-    out
+    crate::env::scoped(&REPLAN, Some((source, budget)), f)
 }
 
 /// The budget the chunked map staged at `here` is being planned under, if an out-of-memory

@@ -24,14 +24,7 @@ thread_local! {
 /// assert_eq!(f.cache_size(), 0);
 /// ```
 pub fn disable_jit<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            DISABLED.with(|d| d.set(self.0));
-        }
-    }
-    let _restore = Restore(DISABLED.with(|d| d.replace(true)));
-    f()
+    crate::env::scoped(&DISABLED, true, f)
 }
 
 /// Whether `jit` is disabled on this thread (inside [`disable_jit`]).

@@ -124,14 +124,7 @@ pub(crate) fn write_line(line: &str) {
 /// restoring the previous state afterwards, also when `f` panics: the backward pass of
 /// reverse mode, whose recomputed forward values must not print again.
 pub(crate) fn without_effects<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            NO_EFFECTS.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(NO_EFFECTS.with(|c| c.replace(true)));
-    f()
+    crate::env::scoped(&NO_EFFECTS, true, f)
 }
 
 /// Whether host callbacks are dropped here (see [`without_effects`]).

@@ -110,14 +110,7 @@ pub(crate) fn user_line() -> UserLine {
 /// Runs `f` with every equation it traces recorded at `loc` (a transform replaying an
 /// equation keeps the equation's own line), restoring the previous line afterwards.
 pub(crate) fn with_line<R>(loc: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<&'static Location<'static>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            USER_LINE.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(USER_LINE.with(|c| c.replace(Some(loc))));
-    f()
+    crate::env::scoped(&USER_LINE, Some(loc), f)
 }
 
 /// The line an equation bound here is recorded at: the pinned line, else the caller's.

@@ -11,6 +11,26 @@ mod transforms;
 
 use std::path::PathBuf;
 
+use oxla::DType;
+
+/// The integer dtypes added beside `i32` and `u32`.
+pub const NEW_INTS: [DType; 6] = [
+    DType::I8,
+    DType::I16,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U64,
+];
+
+/// The 16-bit float dtypes.
+pub const HALF_FLOATS: [DType; 2] = [DType::F16, DType::BF16];
+
+/// The dtypes added beside `f32`, `f64`, `i32`, `u32` and `bool`.
+pub fn new_dtypes() -> impl Iterator<Item = DType> {
+    NEW_INTS.into_iter().chain(HALF_FLOATS)
+}
+
 /// A golden file of `tests/golden_dtypes/`, as lines of whitespace-separated words.
 pub fn golden_lines(name: &str) -> Vec<Vec<String>> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

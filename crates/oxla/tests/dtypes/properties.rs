@@ -5,14 +5,7 @@
 use oxla::{jit, jnp, DType, Tensor};
 use proptest::prelude::*;
 
-const INTS: [DType; 6] = [
-    DType::I8,
-    DType::I16,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U64,
-];
+use crate::{new_dtypes, NEW_INTS as INTS};
 
 /// `v` wrapped into `d` and back to i64 (as `astype` converts integers).
 fn wrap(v: i128, d: DType) -> i64 {
@@ -97,16 +90,7 @@ fn structural_primitives_on_every_new_dtype() {
         ]
     };
     let v: Vec<f32> = (0..12).map(|i| ((i * 5) % 12) as f32).collect();
-    for d in [
-        DType::I8,
-        DType::I16,
-        DType::I64,
-        DType::U8,
-        DType::U16,
-        DType::U64,
-        DType::F16,
-        DType::BF16,
-    ] {
+    for d in new_dtypes() {
         let x = Tensor::from_vec(v.clone(), &[12]).astype(d);
         let eager = program(x.clone());
         let jitted = jit(program).call(x).unwrap();

@@ -10,18 +10,10 @@ fn data(d: DType, n: usize) -> Tensor {
     Tensor::from_vec(v, &[n]).astype(d)
 }
 
-const DTYPES: [DType; 10] = [
-    DType::I8,
-    DType::I16,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U64,
-    DType::F16,
-    DType::BF16,
-    DType::I32,
-    DType::F32,
-];
+/// The new dtypes and the two defaults, `i32` and `f32`.
+fn dtypes() -> impl Iterator<Item = DType> {
+    crate::new_dtypes().chain([DType::I32, DType::F32])
+}
 
 /// A program mixing arithmetic, a comparison, a select, a cast and a reduction.
 fn program(x: Tensor) -> Tensor {
@@ -39,7 +31,7 @@ fn same(a: &Tensor, b: &Tensor, what: &str) {
 
 #[test]
 fn jit_matches_eager_on_every_dtype() {
-    for d in DTYPES {
+    for d in dtypes() {
         let x = data(d, 37);
         let eager = program(x.clone());
         let jitted = jit(program).call(x).unwrap();
@@ -49,7 +41,7 @@ fn jit_matches_eager_on_every_dtype() {
 
 #[test]
 fn vmap_matches_a_loop_on_every_dtype() {
-    for d in DTYPES {
+    for d in dtypes() {
         let xs = data(d, 4 * 9).reshape(&[4, 9]);
         let batched = vmap(program).call(xs.clone());
         let rows: Vec<Tensor> = (0..4).map(|i| program(xs.index(i))).collect();

@@ -142,32 +142,8 @@ impl Prim {
         match self {
             Prim::DebugCallback(_) => true,
             Prim::Control(c) => c.has_effects(),
-            Prim::Unary(_)
-            | Prim::Binary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::SelectN
-            | Prim::ConvertElementType { .. }
-            | Prim::BitcastConvertType { .. }
-            | Prim::Iota { .. }
-            | Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Rev { .. }
-            | Prim::Transpose { .. }
-            | Prim::Squeeze { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. }
-            | Prim::Reduce { .. }
-            | Prim::ArgReduce { .. }
-            | Prim::Cumsum { .. }
-            | Prim::DotGeneral { .. }
-            | Prim::DynamicSlice { .. }
-            | Prim::DynamicUpdateSlice
-            | Prim::Gather { .. }
-            | Prim::Scatter { .. }
-            | Prim::Sort { .. }
-            | Prim::Threefry2x32
-            | Prim::StopGradient => false,
+            // Every other primitive computes its results and nothing else.
+            _ => false,
         }
     }
 }
