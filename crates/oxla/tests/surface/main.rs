@@ -82,4 +82,13 @@ macro_rules! surface {
     };
 }
 
+mod conv;
+mod lax_cumulative;
+mod lax_elementwise;
+mod linalg;
+mod nn;
 mod numpy;
+mod numpy_shape;
+mod numpy_stats;
+mod random;
+mod scipy_special;

@@ -1,0 +1,3 @@
+//! `jax.nn`: activations, normalisations, attention. One row a golden case of `scripts/surface/tables/nn.py`.
+
+surface! {}

@@ -1,0 +1,3 @@
+//! `jax.scipy.special`. One row a golden case of `scripts/surface/tables/scipy_special.py`.
+
+surface! {}

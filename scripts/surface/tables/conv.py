@@ -1,0 +1,8 @@
+"""`jax.lax` convolutions and windows, `jnp.convolve`/`correlate`. (the table `crates/oxla/tests/surface/conv.rs`)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from registry import case, f32, i32, ties_f32, with_edges
