@@ -33,6 +33,7 @@ unary!(
     logistic => Logistic, sqrt => Sqrt, cbrt => Cbrt, rsqrt => Rsqrt, abs => Abs, sign => Sign,
     floor => Floor, ceil => Ceil, round => Round, not => Not, erf_inv => ErfInv, is_finite => IsFinite,
 );
+unary!(erf => Erf, erfc => Erfc, lgamma => Lgamma, digamma => Digamma);
 
 macro_rules! binary {
     ($($name:ident => $op:ident),* $(,)?) => {$(
@@ -50,6 +51,7 @@ binary!(
     ge => Ge, and => And, or => Or, xor => Xor, shift_left => ShiftLeft,
     shift_right_logical => ShiftRightLogical,
 );
+binary!(polygamma => Polygamma, zeta => Zeta);
 
 /// `x` itself, as a constant to differentiation: its derivative is zero under `grad`,
 /// `jvp` and `vjp`; `vmap` maps it and `jit` compiles it away.
