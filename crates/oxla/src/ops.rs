@@ -4,10 +4,18 @@
 //! [`numpy`](crate::numpy) layer adds promotion and broadcasting on top. Each records the
 //! caller's source line in the traced equation.
 
+mod conv;
+
 use std::panic::Location;
 
 use crate::array::{DType, Shape};
 use crate::core::{bind, Prim, Tensor};
+pub(crate) use conv::conv_with_params;
+pub use conv::{
+    conv_dimension_numbers, conv_general_dilated, padtype_to_pads, ConvDimensionNumbers,
+    ConvLayout, Padding,
+};
+
 use crate::prims::{
     ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
