@@ -70,7 +70,9 @@ impl Pass {
                     | BinaryOp::Or
                     | BinaryOp::Xor
                     | BinaryOp::ShiftLeft
-                    | BinaryOp::ShiftRightLogical => (None, None),
+                    | BinaryOp::ShiftRightLogical
+                    | BinaryOp::Polygamma
+                    | BinaryOp::Zeta => (None, None),
                 };
                 if right.is_some() && sb == right && same(a) {
                     Some(a.clone())

@@ -1,4 +1,24 @@
 //! `jax.nn`: activations and helpers for neural networks.
+//!
+//! Each function is JAX's, with JAX's derivatives: where JAX defines a custom JVP (`relu`,
+//! `relu6`, `softplus` through `logaddexp`, `log1mexp`, `expm1` inside `elu`/`celu`/`selu`),
+//! the value is computed as JAX's and the derivative is JAX's rule, built from primitives
+//! (at infinite or NaN inputs the custom derivative is 0 rather than JAX's non-finite one).
+
+mod activations;
+mod attention;
+pub(crate) mod custom;
+mod reductions;
+mod standardize;
+
+pub use activations::{
+    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    log1mexp, log_sigmoid, mish, relu6, selu, silu, soft_sign, softplus, sparse_plus,
+    sparse_sigmoid, squareplus, swish, tanh,
+};
+pub use attention::{dot_product_attention, DotProductAttention};
+pub use reductions::{log_softmax_where, logmeanexp, logsumexp, softmax_where, LogSumExp};
+pub use standardize::{standardize, Standardize};
 
 use crate::array::DType;
 use crate::core::Tensor;
