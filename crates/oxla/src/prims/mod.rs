@@ -19,7 +19,7 @@ mod skinny;
 pub(crate) mod sort;
 pub(crate) mod special;
 pub(crate) mod threefry;
-mod view;
+pub(crate) mod view;
 
 use crate::array::Aval;
 
