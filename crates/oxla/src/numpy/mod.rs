@@ -34,6 +34,7 @@ mod matrix_products;
 mod ops;
 mod reductions;
 mod shape;
+mod ufuncs;
 
 pub use axis::{keepdims, Axis};
 pub use bitwise::{
@@ -54,6 +55,7 @@ pub use reductions::{
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
+pub use ufuncs::*;
 
 use crate::array::{Array, DType, Kind};
 use crate::core::Tensor;

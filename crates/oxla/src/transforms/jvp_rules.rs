@@ -98,7 +98,27 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
         }
         Lgamma => lax::mul(t, &lax::digamma(x)),
         Digamma => lax::mul(t, &lax::polygamma(&c(1.0, x), x)),
-        Sign | Floor | Ceil | Round | Not | IsFinite => return None,
+        Tan => lax::mul(t, &lax::add(&c(1.0, x), &lax::square(y))),
+        Asin => lax::mul(t, &lax::rsqrt(&lax::sub(&c(1.0, x), &lax::square(x)))),
+        Acos => lax::mul(
+            t,
+            &lax::neg(&lax::rsqrt(&lax::sub(&c(1.0, x), &lax::square(x)))),
+        ),
+        Atan => lax::div(t, &lax::add(&c(1.0, x), &lax::square(x))),
+        Sinh => lax::mul(t, &lax::cosh(x)),
+        Cosh => lax::mul(t, &lax::sinh(x)),
+        Asinh => lax::mul(t, &lax::rsqrt(&lax::add(&lax::square(x), &c(1.0, x)))),
+        Acosh => lax::mul(t, &lax::rsqrt(&lax::sub(&lax::square(x), &c(1.0, x)))),
+        Atanh => lax::mul(
+            &lax::integer_pow(&lax::add(&c(1.0, x), x), -1),
+            &lax::div(t, &lax::sub(&c(1.0, x), x)),
+        ),
+        Expm1 => lax::mul(t, &lax::add(y, &c(1.0, y))),
+        Exp2 => lax::mul(&c(std::f64::consts::LN_2, x), &lax::mul(t, y)),
+        Square => lax::mul(t, &lax::mul(&c(2.0, x), x)),
+        Sign | Floor | Ceil | Round | Not | IsFinite | RoundEven | PopulationCount | Clz => {
+            return None
+        }
     })
 }
 
@@ -227,8 +247,17 @@ pub(crate) fn binary_tangents(
                 explicit_broadcast(&lax::mul(&t, &d), shape)
             })
         }
+        Atan2 => {
+            // d atan2(x, y) = (y dx - x dy) / (x^2 + y^2).
+            let r2 = lax::add(&lax::square(x), &lax::square(y));
+            add_opt(
+                tx.map(|t| lax::mul(&t, &lax::div(y, &r2))),
+                ty.map(|t| lax::mul(&t, &lax::div(&lax::neg(x), &r2))),
+                shape,
+            )
+        }
         Nextafter | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | ShiftLeft
-        | ShiftRightLogical => None,
+        | ShiftRightLogical | ShiftRightArithmetic => None,
     }
 }
 

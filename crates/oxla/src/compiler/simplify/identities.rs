@@ -72,7 +72,9 @@ impl Pass {
                     | BinaryOp::ShiftLeft
                     | BinaryOp::ShiftRightLogical
                     | BinaryOp::Polygamma
-                    | BinaryOp::Zeta => (None, None),
+                    | BinaryOp::Zeta
+                    | BinaryOp::Atan2
+                    | BinaryOp::ShiftRightArithmetic => (None, None),
                 };
                 if right.is_some() && sb == right && same(a) {
                     Some(a.clone())
