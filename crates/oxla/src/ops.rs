@@ -38,6 +38,7 @@ unary!(
     tan => Tan, asin => Asin, acos => Acos, atan => Atan, sinh => Sinh, cosh => Cosh,
     asinh => Asinh, acosh => Acosh, atanh => Atanh, expm1 => Expm1, exp2 => Exp2,
     square => Square, population_count => PopulationCount, clz => Clz,
+    bessel_i0e => BesselI0e, bessel_i1e => BesselI1e,
 );
 
 /// How [`round_with`] rounds values halfway between two integers (JAX's
@@ -85,7 +86,8 @@ binary!(
 );
 binary!(
     polygamma => Polygamma, zeta => Zeta, atan2 => Atan2,
-    shift_right_arithmetic => ShiftRightArithmetic,
+    shift_right_arithmetic => ShiftRightArithmetic, igamma => Igamma, igammac => Igammac,
+    igamma_grad_a => IgammaGradA, random_gamma_grad => RandomGammaGrad,
 );
 
 /// `x` itself, as a constant to differentiation: its derivative is zero under `grad`,

@@ -364,3 +364,63 @@ def _(x):
 )
 def _(x, y):
     return jnp.gcd(x, y), jnp.lcm(x, y), jnp.gcd(x, 6)
+
+
+# --- incomplete gamma, Bessel, inverse error function ----------------------------------
+
+
+@case("igamma_igammac", lambda rng: [f32(rng, (3, 4), 0.2, 6), f32(rng, (3, 4), 0.05, 9)])
+def _(a, x):
+    return lax.igamma(a, x), lax.igammac(a, x)
+
+
+@case(
+    "igamma_edges",
+    lambda rng: [
+        with_edges(f32(rng, (2, 6), 0.5, 4), (1.0, 1.0, 0.0, 0.0, -1.0, np.nan, 2.0, 3.0, 30.0, 0.01)),
+        with_edges(f32(rng, (2, 6), 0.5, 4), (0.0, np.inf, 0.0, 2.0, 1.0, 1.0, -1.0, np.nan, 1.0, 60.0)),
+    ],
+    note="x = 0 and inf, a = 0, negative and NaN operands, far tails",
+)
+def _(a, x):
+    return lax.igamma(a, x), lax.igammac(a, x)
+
+
+@case("igamma_f64", lambda rng: [f64(rng, (2, 4), 0.2, 12), f64(rng, (2, 4), 0.05, 15)], x64=True)
+def _(a, x):
+    return lax.igamma(a, x), lax.igammac(a, x)
+
+
+@case(
+    "igamma_grad_a",
+    lambda rng: [f32(rng, (3, 4), 0.2, 6), with_edges(f32(rng, (3, 4), 0.05, 9), (0.0, -1.0, 20.0))],
+    grad=False,
+    note="JAX defines no derivative of igamma_grad_a nor of random_gamma_grad",
+)
+def _(a, x):
+    return lax.igamma_grad_a(a, x), lax.random_gamma_grad(a, x)
+
+
+@case(
+    "igamma_grad_a_f64",
+    lambda rng: [f64(rng, (2, 4), 0.2, 8), f64(rng, (2, 4), 0.05, 12)],
+    x64=True,
+    grad=False,
+)
+def _(a, x):
+    return lax.igamma_grad_a(a, x), lax.random_gamma_grad(a, x)
+
+
+@case("bessel_edges", edged(-8, 8, extra=(60.0, -80.0, 1e3, 1e-3, 49.0, 51.0)))
+def _(x):
+    return lax.bessel_i0e(x), lax.bessel_i1e(x)
+
+
+@case("bessel_f64", lambda rng: [f64(rng, (3, 4), -70, 70)], x64=True)
+def _(x):
+    return lax.bessel_i0e(x), lax.bessel_i1e(x)
+
+
+@case("erf_inv_edges", edged(-0.99, 0.99, extra=(1.0, -1.0, 1.5, 0.999)))
+def _(x):
+    return lax.erf_inv(x)

@@ -7,7 +7,7 @@
 //! trigamma; oxla computes it as XLA does, so JAX's cotangents match and finite differences
 //! do not. Rows whose outputs hold NaN where their derivative is defined (`where` and
 //! selection around the edge inputs: `copysign_edges`, `fmax_fmin_edges`,
-//! `heaviside_edges`, `nan_to_num_edges`), so that the finite-difference objective is NaN
+//! `heaviside_edges`, `nan_to_num_edges`, `igamma_edges`), so that the finite-difference objective is NaN
 //! while the cotangents are not; and the rounding rows (`round_methods`, `numpy_round`,
 //! `numpy_round_decimals`), piecewise constant with inputs on or near the jumps.
 //!
@@ -150,6 +150,18 @@ surface! {
         let x = &a[0];
         vec![lax::population_count(x), lax::clz(x), jnp::bitwise_count(x)]
     };
+    igamma_igammac: |a| vec![lax::igamma(&a[0], &a[1]), lax::igammac(&a[0], &a[1])];
+    igamma_edges [nofd]: |a| vec![lax::igamma(&a[0], &a[1]), lax::igammac(&a[0], &a[1])];
+    igamma_f64: |a| vec![lax::igamma(&a[0], &a[1]), lax::igammac(&a[0], &a[1])];
+    igamma_grad_a [nograd]: |a| {
+        vec![lax::igamma_grad_a(&a[0], &a[1]), lax::random_gamma_grad(&a[0], &a[1])]
+    };
+    igamma_grad_a_f64 [nograd]: |a| {
+        vec![lax::igamma_grad_a(&a[0], &a[1]), lax::random_gamma_grad(&a[0], &a[1])]
+    };
+    bessel_edges: |a| vec![lax::bessel_i0e(&a[0]), lax::bessel_i1e(&a[0])];
+    bessel_f64: |a| vec![lax::bessel_i0e(&a[0]), lax::bessel_i1e(&a[0])];
+    erf_inv_edges: |a| vec![lax::erf_inv(&a[0])];
     gcd_lcm: |a| vec![jnp::gcd(&a[0], &a[1]), jnp::lcm(&a[0], &a[1]), jnp::gcd(&a[0], 6)];
 }
 

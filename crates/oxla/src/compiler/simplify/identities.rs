@@ -74,7 +74,11 @@ impl Pass {
                     | BinaryOp::Polygamma
                     | BinaryOp::Zeta
                     | BinaryOp::Atan2
-                    | BinaryOp::ShiftRightArithmetic => (None, None),
+                    | BinaryOp::ShiftRightArithmetic
+                    | BinaryOp::Igamma
+                    | BinaryOp::Igammac
+                    | BinaryOp::IgammaGradA
+                    | BinaryOp::RandomGammaGrad => (None, None),
                 };
                 if right.is_some() && sb == right && same(a) {
                     Some(a.clone())

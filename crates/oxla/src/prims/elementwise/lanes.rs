@@ -159,6 +159,8 @@ multiversion! {
             Expm1 => wide_map!(f64::exp_m1),
             Exp2 => wide_map!(f64::exp2),
             RoundEven => wide_map!(f64::round_ties_even),
+            BesselI0e => wide_map!(math::bessel_i0e),
+            BesselI1e => wide_map!(math::bessel_i1e),
             Square => num_map!(|v: T| v.mul(v)),
             PopulationCount => with_dtype!(
                 x.dtype(),
@@ -263,6 +265,10 @@ multiversion! {
             Polygamma => wide_zip!(math::polygamma),
             Zeta => wide_zip!(math::zeta),
             Atan2 => wide_zip!(f64::atan2),
+            Igamma => wide_zip!(math::igamma),
+            Igammac => wide_zip!(math::igammac),
+            IgammaGradA => wide_zip!(math::igamma_grad_a),
+            RandomGammaGrad => wide_zip!(math::random_gamma_grad),
             // The bits sign-extended from the width; shifts of the width or more (or
             // negative ones) fill with the sign bit.
             ShiftRightArithmetic => zip_as!(Int, |a: T, b: T| {

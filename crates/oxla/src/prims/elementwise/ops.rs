@@ -85,6 +85,10 @@ pub enum UnaryOp {
     PopulationCount,
     /// The number of leading zero bits.
     Clz,
+    /// `e^-|x| I_0(x)`, the scaled modified Bessel function of order 0.
+    BesselI0e,
+    /// `e^-|x| I_1(x)`, the scaled modified Bessel function of order 1.
+    BesselI1e,
 }
 
 /// Elementwise primitives of two operands.
@@ -138,6 +142,14 @@ pub enum BinaryOp {
     Atan2,
     /// `x >> y` on the bits, filling with the sign bit.
     ShiftRightArithmetic,
+    /// The regularized lower incomplete gamma function `P(a, x)`.
+    Igamma,
+    /// The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`.
+    Igammac,
+    /// `∂P(a, x)/∂a`.
+    IgammaGradA,
+    /// The derivative in `a` of a `Gamma(a, 1)` sample `x`.
+    RandomGammaGrad,
 }
 
 /// Which dtypes an operation admits.
@@ -215,6 +227,8 @@ impl UnaryOp {
             RoundEven => "round",
             PopulationCount => "population_count",
             Clz => "clz",
+            BesselI0e => "bessel_i0e",
+            BesselI1e => "bessel_i1e",
         }
     }
 
@@ -226,7 +240,8 @@ impl UnaryOp {
             PopulationCount | Clz => Class::Int,
             Exp | Log | Log1p | Sin | Cos | Tanh | Logistic | Sqrt | Cbrt | Rsqrt | Floor
             | Ceil | Round | ErfInv | IsFinite | Erf | Erfc | Lgamma | Digamma | Tan | Asin
-            | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Expm1 | Exp2 | RoundEven => {
+            | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Expm1 | Exp2 | RoundEven
+            | BesselI0e | BesselI1e => {
                 Class::Float
             }
         }
@@ -262,6 +277,10 @@ impl BinaryOp {
             Zeta => "zeta",
             Atan2 => "atan2",
             ShiftRightArithmetic => "shift_right_arithmetic",
+            Igamma => "igamma",
+            Igammac => "igammac",
+            IgammaGradA => "igamma_grad_a",
+            RandomGammaGrad => "random_gamma_grad",
         }
     }
 
@@ -275,7 +294,8 @@ impl BinaryOp {
         use BinaryOp::*;
         match self {
             Add | Sub | Mul | Div | Rem => Class::Numeric,
-            Pow | Nextafter | Polygamma | Zeta | Atan2 => Class::Float,
+            Pow | Nextafter | Polygamma | Zeta | Atan2 | Igamma | Igammac | IgammaGradA
+            | RandomGammaGrad => Class::Float,
             // As in JAX: bools are ordered (false < true), and max/min take any dtype.
             Max | Min | Eq | Ne | Lt | Le | Gt | Ge => Class::Any,
             And | Or | Xor => Class::IntOrBool,
