@@ -241,9 +241,7 @@ impl UnaryOp {
             Exp | Log | Log1p | Sin | Cos | Tanh | Logistic | Sqrt | Cbrt | Rsqrt | Floor
             | Ceil | Round | ErfInv | IsFinite | Erf | Erfc | Lgamma | Digamma | Tan | Asin
             | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Expm1 | Exp2 | RoundEven
-            | BesselI0e | BesselI1e => {
-                Class::Float
-            }
+            | BesselI0e | BesselI1e => Class::Float,
         }
     }
 }
