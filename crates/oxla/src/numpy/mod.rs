@@ -38,6 +38,7 @@ mod polynomial;
 mod reductions;
 mod shape;
 mod windows;
+mod ufuncs;
 
 pub use axis::{keepdims, Axis};
 pub use bitwise::{
@@ -61,6 +62,7 @@ pub use reductions::{
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
+pub use ufuncs::*;
 
 pub use windows::{bartlett, blackman, hamming, hanning};
 

@@ -8,6 +8,7 @@ impl Prim {
     pub fn params(&self) -> Vec<(&'static str, String)> {
         let mut p: Vec<(&'static str, String)> = match self {
             Prim::Unary(UnaryOp::Round) => vec![("rounding_method", "0".into())],
+            Prim::Unary(UnaryOp::RoundEven) => vec![("rounding_method", "1".into())],
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::SelectN
