@@ -9,6 +9,7 @@ pub(crate) mod batching;
 pub(crate) mod bodies;
 pub(crate) mod chunked;
 pub(crate) mod jvp_rules;
+mod linalg_rules;
 mod scatter_ad;
 mod vjp_rules;
 pub(crate) mod vmap;

@@ -127,7 +127,8 @@ impl Pass {
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)
-            | Prim::DebugCallback(_) => None,
+            | Prim::DebugCallback(_)
+            | Prim::Linalg(_) => None,
         };
         match pick {
             Some(a) => {

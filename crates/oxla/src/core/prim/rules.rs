@@ -78,6 +78,7 @@ impl Prim {
             Prim::Threefry2x32 => prims::elementwise::threefry_rule(inputs),
             Prim::Control(c) => c.abstract_eval(inputs),
             Prim::DebugCallback(_) => Ok(vec![]),
+            Prim::Linalg(op) => prims::decomp::rule(*op, inputs),
         }
     }
 
@@ -212,6 +213,7 @@ impl Prim {
                 c.call(inputs);
                 vec![]
             }
+            Prim::Linalg(op) => prims::decomp::eval(*op, inputs),
         }
     }
 }
