@@ -20,6 +20,10 @@ use crate::prims::{
     ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
 
+mod linalg;
+pub(crate) use linalg::linalg_prim;
+pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
+
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {
     bind(prim, inputs, Location::caller())

@@ -37,8 +37,8 @@ mod ops;
 mod polynomial;
 mod reductions;
 mod shape;
-mod windows;
 mod ufuncs;
+mod windows;
 
 pub use axis::{keepdims, Axis};
 pub use bitwise::{

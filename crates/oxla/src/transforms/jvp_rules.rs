@@ -451,6 +451,7 @@ pub(crate) fn jvp(
             num_keys,
             ..
         } => sort_tangents(primals, tangents, *dimension, *num_keys),
+        Prim::Linalg(op) => super::linalg_rules::tangents(*op, primals, &outs, tangents),
     };
     (outs, tangent)
 }

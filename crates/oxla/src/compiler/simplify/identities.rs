@@ -137,6 +137,7 @@ impl Pass {
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => None,
+            Prim::Linalg(_) => None,
         };
         match pick {
             Some(a) => {
