@@ -1,7 +1,7 @@
 //! The special functions built from elementary ones: `xlogy`, `xlog1py`, `entr`,
 //! `rel_entr`, `kl_div`, `expit`, `logit`, `spence`, with JAX's custom derivatives.
 
-use super::{float2, float1, polyval};
+use super::{float1, float2, polyval};
 use crate::core::Tensor;
 use crate::nn::custom::with_jvp;
 use crate::numpy::{self as jnp, Operand};

@@ -9,11 +9,16 @@
 //! ```
 
 mod elementary;
+mod gamma;
 mod normal;
 
 pub use crate::nn::{log_softmax, logsumexp, softmax, LogSumExp};
 pub use elementary::{entr, expit, kl_div, logit, rel_entr, spence, xlog1py, xlogy};
-pub use normal::ndtri;
+pub use gamma::{
+    beta, betaln, digamma, erf, erfc, erfinv, factorial, gamma, gammaln, gammasgn, multigammaln,
+    poch, polygamma, zeta,
+};
+pub use normal::{log_ndtr, ndtr, ndtri};
 
 use crate::core::Tensor;
 use crate::numpy::{self as jnp, inexact, promote, Operand};

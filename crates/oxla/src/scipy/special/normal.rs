@@ -1,9 +1,11 @@
 //! The normal distribution's functions: `ndtri` (and, with `erf`, `ndtr` and `log_ndtr`).
 
 use super::{float1, polyval};
+use crate::array::DType;
 use crate::core::Tensor;
-use crate::numpy as jnp;
-use crate::numpy::Operand;
+use crate::nn::custom::with_jvp;
+use crate::numpy::{self as jnp, scalar_tensor, Operand};
+use crate::ops as lax;
 
 // Cephes' rational approximations of the inverse normal CDF, as JAX's `ndtri` uses them.
 #[allow(clippy::excessive_precision)]
@@ -87,8 +89,8 @@ pub fn ndtri(p: impl Into<Operand>) -> Tensor {
     let mcp = &jnp::where_(jnp::equal(&mcp, 0), 0.5, &mcp);
     let w = &(mcp - 0.5);
     let ww = &(w * w);
-    let x_big = (w + w * ww * (polyval(&P0, ww) / polyval(&Q0, ww)))
-        * -(2.0 * std::f64::consts::PI).sqrt();
+    let x_big =
+        (w + w * ww * (polyval(&P0, ww) / polyval(&Q0, ww))) * -(2.0 * std::f64::consts::PI).sqrt();
     let z = &jnp::sqrt(-2.0 * jnp::log(mcp));
     let first = z - jnp::log(z) / z;
     let inv = &(1.0 / z);
@@ -102,4 +104,78 @@ pub fn ndtri(p: impl Into<Operand>) -> Tensor {
         f64::NEG_INFINITY,
         jnp::where_(jnp::equal(p, 1), f64::INFINITY, x),
     )
+}
+
+/// The standard normal CDF, `erfc(-x / sqrt(2)) / 2`, through `erf` near 0 and `erfc` in
+/// the tails as JAX.
+#[track_caller]
+pub fn ndtr(x: impl Into<Operand>) -> Tensor {
+    let _line = crate::core::user_line();
+    ndtr_of(&float1(x))
+}
+
+#[track_caller]
+fn ndtr_of(x: &Tensor) -> Tensor {
+    let half_sqrt_2 = scalar_tensor(0.5 * 2f64.sqrt(), x.dtype());
+    let w = &(x * &half_sqrt_2);
+    let z = &jnp::abs(w);
+    let near = lax::erf(w) + 1.0;
+    let erfc_z = &lax::erfc(z);
+    let tail = jnp::where_(jnp::greater(w, 0), 2.0 - erfc_z, erfc_z);
+    0.5 * jnp::where_(jnp::less(z, &half_sqrt_2), near, tail)
+}
+
+/// `log(ndtr(x))`, accurate in both tails as JAX: `-ndtr(-x)` above 5 (8 in f64), the log
+/// of `ndtr` down to -10 (-20), and the asymptotic series of order `series_order` (JAX's
+/// default is 3; at most 30) below; with JAX's derivative `exp(log_pdf(x) - log_ndtr(x))`.
+#[track_caller]
+pub fn log_ndtr(x: impl Into<Operand>, series_order: usize) -> Tensor {
+    let _line = crate::core::user_line();
+    if series_order > 30 {
+        panic!(
+            "log_ndtr: series_order must be <= 30, got {series_order}\n  at {}",
+            std::panic::Location::caller()
+        );
+    }
+    let x = &float1(x);
+    let (lower, upper) = if x.dtype() == DType::F64 {
+        (-20.0, 8.0)
+    } else {
+        (-10.0, 5.0)
+    };
+    let xs = &lax::stop_gradient(x);
+    let above = &jnp::greater(xs, upper);
+    let arg = jnp::where_(above, -xs, jnp::maximum(xs, lower));
+    let nd = &ndtr_of(&arg);
+    let series = log_ndtr_lower(&jnp::minimum(xs, lower), series_order);
+    let value = jnp::where_(
+        above,
+        -nd,
+        jnp::where_(jnp::greater(xs, lower), jnp::log(nd), series),
+    );
+    let log_pdf = -0.5 * (x * x) - (2.0 * std::f64::consts::PI).sqrt().ln();
+    let slope = jnp::exp(log_pdf - &value);
+    with_jvp(&value, &[(x, slope)])
+}
+
+/// The asymptotic expansion of `log(ndtr(x))` for `x << -1`.
+#[track_caller]
+fn log_ndtr_lower(x: &Tensor, order: usize) -> Tensor {
+    let x2 = &(x * x);
+    let log_scale = -0.5 * x2 - jnp::log(-x) - 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let mut even = jnp::zeros_like(x);
+    let mut odd = jnp::zeros_like(x);
+    let mut x2n = x2.clone();
+    for n in 1..=order {
+        // (2n - 1)!!, exact in f64 for n <= 30 up to rounding.
+        let double_factorial: f64 = (1..2 * n).step_by(2).map(|k| k as f64).product();
+        let y = scalar_tensor(double_factorial, x.dtype()) / &x2n;
+        if n % 2 == 1 {
+            odd = odd + y;
+        } else {
+            even = even + y;
+        }
+        x2n = &x2n * x2;
+    }
+    log_scale + jnp::log(even + 1.0 - odd)
 }
