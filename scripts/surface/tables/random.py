@@ -206,3 +206,46 @@ def _(k, w):
 @case("choice_p_no_replace", k_and(lambda rng: f32(rng, (6,), 0.05, 1.0)), prng=True)
 def _(k, w):
     return R.choice(W(k), 6, (3,), replace=False, p=w / jnp.sum(w))
+
+
+# The gamma family ------------------------------------------------------------------------
+
+
+@case("gamma_large_a", k_only, prng=True)
+def _(k):
+    return R.gamma(W(k), 3.5, (6,))
+
+
+@case("gamma_small_a", k_only, prng=True, note="a < 1: the boost U^(1/a)")
+def _(k):
+    return R.gamma(W(k), 0.4, (6,))
+
+
+@case("gamma_array_a", k_only, prng=True)
+def _(k):
+    return R.gamma(W(k), jnp.array([0.3, 1.0, 2.5, 7.0], jnp.float32), (2, 4))
+
+
+@case("loggamma", k_only, prng=True)
+def _(k):
+    return R.loggamma(W(k), jnp.array([0.05, 0.5, 3.0], jnp.float32), (3,))
+
+
+@case("beta", k_only, prng=True)
+def _(k):
+    return R.beta(W(k), 0.7, 2.0, (5,))
+
+
+@case("dirichlet", k_only, prng=True)
+def _(k):
+    return R.dirichlet(W(k), jnp.array([0.5, 1.0, 3.0], jnp.float32), (2,))
+
+
+@case("chisquare", k_only, prng=True)
+def _(k):
+    return R.chisquare(W(k), 3.0, (5,))
+
+
+@case("student_t", k_only, prng=True)
+def _(k):
+    return R.t(W(k), 4.0, (5,))

@@ -13,6 +13,7 @@
 
 mod continuous;
 mod discrete;
+mod gamma;
 mod keys;
 #[cfg(test)]
 mod reference;
@@ -26,6 +27,7 @@ pub use continuous::{
 pub use discrete::{
     bernoulli_p, categorical, choice, choice_n, geometric, permutation, permutation_n, rademacher,
 };
+pub use gamma::{beta, chisquare, dirichlet, gamma, loggamma, t};
 pub use keys::{clone, key_data, prng_key, wrap_key_data};
 
 use crate::array::DType;

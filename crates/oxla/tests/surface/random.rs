@@ -12,6 +12,9 @@
 //!   and `log1p` kernels are within 2 ulp of the exact value but are not XLA:CPU's
 //!   polynomials (`prims::special` has those, bit for bit, for `erf_inv`); `gumbel`'s outer
 //!   `log` of a value near 1 turns that ulp into a relative 3e-4 near zero, hence the `atol`;
+//! - `gamma_array_a`, `loggamma`, `dirichlet`: the same `log` (and `pow`, for `a < 1`) in
+//!   the last step; the rejection loops themselves take the same keys and accept the same
+//!   draws (`gamma`, `beta`, `chisquare` and `t` are bit for bit);
 //! - `cauchy`: JAX's `tan` is its own XLA op; oxla has no `tan` primitive and divides `sin`
 //!   by `cos`;
 //! - `wald`, `maxwell`: XLA:CPU fuses some of the multiplies into the adds (FMA), and not the
@@ -59,4 +62,12 @@ surface! {
     choice_no_replace_axis1 [bits]: |a| vec![random::choice(&a[0], &a[1], &[4], false, None, 1)];
     choice_p [bits]: |a| vec![random::choice_n(&a[0], 5, &[8], true, Some(&(&a[1] / jnp::sum(&a[1], None))))];
     choice_p_no_replace [bits]: |a| vec![random::choice_n(&a[0], 6, &[3], false, Some(&(&a[1] / jnp::sum(&a[1], None))))];
+    gamma_large_a [bits]: |a| vec![random::gamma(&a[0], 3.5, &[6])];
+    gamma_small_a [bits]: |a| vec![random::gamma(&a[0], 0.4, &[6])];
+    gamma_array_a [tol(1e-5, 1e-6)]: |a| vec![random::gamma(&a[0], &jnp::array(&[0.3f32, 1.0, 2.5, 7.0], &[4]), &[2, 4])];
+    loggamma [tol(1e-5, 1e-6)]: |a| vec![random::loggamma(&a[0], &jnp::array(&[0.05f32, 0.5, 3.0], &[3]), &[3])];
+    beta [bits]: |a| vec![random::beta(&a[0], 0.7, 2.0, &[5])];
+    dirichlet [tol(1e-5, 1e-6)]: |a| vec![random::dirichlet(&a[0], &jnp::array(&[0.5f32, 1.0, 3.0], &[3]), &[2])];
+    chisquare [bits]: |a| vec![random::chisquare(&a[0], 3.0, &[5])];
+    student_t [bits]: |a| vec![random::t(&a[0], 4.0, &[5])];
 }
