@@ -249,3 +249,13 @@ def _(k):
 @case("student_t", k_only, prng=True)
 def _(k):
     return R.t(W(k), 4.0, (5,))
+
+
+@case("truncated_normal", k_only, prng=True)
+def _(k):
+    return R.truncated_normal(W(k), -0.5, 1.5, (8,))
+
+
+@case("truncated_normal_bounds", k_and(lambda rng: f32(rng, (2, 3), -2.0, -0.1), lambda rng: f32(rng, (2, 3), 0.1, 2.0)), prng=True)
+def _(k, lo, hi):
+    return R.truncated_normal(W(k), lo, hi, (2, 3))

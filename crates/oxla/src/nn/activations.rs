@@ -154,7 +154,11 @@ pub fn elu(x: impl Into<Operand>, alpha: impl Into<Operand>) -> Tensor {
 pub fn leaky_relu(x: impl Into<Operand>, negative_slope: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let x = &float(x);
-    jnp::where_(jnp::greater_equal(x, 0), x, jnp::multiply(negative_slope, x))
+    jnp::where_(
+        jnp::greater_equal(x, 0),
+        x,
+        jnp::multiply(negative_slope, x),
+    )
 }
 
 /// `max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)` (JAX's default `alpha` is 1).

@@ -12,9 +12,9 @@ mod reductions;
 mod standardize;
 
 pub use activations::{
-    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
-    log1mexp, log_sigmoid, mish, relu6, selu, silu, soft_sign, softplus, sparse_plus,
-    sparse_sigmoid, squareplus, swish, tanh,
+    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu, log1mexp,
+    log_sigmoid, mish, relu6, selu, silu, soft_sign, softplus, sparse_plus, sparse_sigmoid,
+    squareplus, swish, tanh,
 };
 pub use attention::{dot_product_attention, DotProductAttention};
 pub use reductions::{log_softmax_where, logmeanexp, logsumexp, softmax_where, LogSumExp};

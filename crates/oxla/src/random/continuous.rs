@@ -4,7 +4,7 @@
 //! Parameters are [`Operand`]s (a Rust number or a tensor broadcast against `shape`) and
 //! are converted to `f32`; every sampler returns `f32`.
 
-use super::{normal, split2, uniform, uniform_range};
+use super::{fma, normal, split2, uniform, uniform_range, unit};
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::numpy::{self as jnp, Operand};
@@ -154,4 +154,27 @@ pub fn triangular(
     let out1 = &left + jnp::sqrt(&u * (&right - &left) * (&mode - &left));
     let out2 = &right - jnp::sqrt((1.0 - &u) * (&right - &left) * (&right - &mode));
     jnp::where_(u.lt(&fc), out1, out2)
+}
+
+/// Standard normal values of `shape` truncated to `(lower, upper)`, `f32`
+/// (`jax.random.truncated_normal`): `sqrt(2) erf_inv(u)` for `u` uniform between
+/// `erf(lower / sqrt 2)` and `erf(upper / sqrt 2)`, clipped inside the open interval.
+#[track_caller]
+pub fn truncated_normal(
+    key: &Tensor,
+    lower: impl Into<Operand>,
+    upper: impl Into<Operand>,
+    shape: &[usize],
+) -> Tensor {
+    let _line = crate::core::user_line();
+    let sqrt2 = jnp::scalar_tensor(std::f64::consts::SQRT_2, DType::F32);
+    let (lower, upper) = (param(lower), param(upper));
+    let a = jnp::broadcast_to(lax::erf(&(&lower / &sqrt2)), shape);
+    let b = jnp::broadcast_to(lax::erf(&(&upper / &sqrt2)), shape);
+    let u = lax::max(&a, &fma(&unit(key, shape, DType::F32), &(&b - &a), &a));
+    let out = lax::mul(&sqrt2, &lax::erf_inv(&u));
+    let up = jnp::scalar_tensor(f64::INFINITY, DType::F32);
+    let lo = lax::nextafter(&lax::stop_gradient(&lower), &up);
+    let hi = lax::nextafter(&lax::stop_gradient(&upper), &lax::neg(&up));
+    jnp::clip(out, lo, hi)
 }

@@ -6,7 +6,7 @@
 //! The loops are not reverse-differentiable (oxla's `while_loop` is forward-mode only), so
 //! unlike JAX these samplers have no gradient with respect to their parameters yet.
 
-use super::{normal_dtype, split, split2, uniform};
+use super::{fma, normal_dtype, split, split2, uniform};
 use crate::array::DType;
 use crate::core::Tensor;
 use crate::numpy::{self as jnp, scalar_tensor, Operand};
@@ -14,13 +14,6 @@ use crate::ops as lax;
 
 fn c32(v: f64) -> Tensor {
     scalar_tensor(v, DType::F32)
-}
-
-/// `round(a * b + c)` rounded once, as XLA:CPU's fused multiply-add gives it: the product
-/// of two `f32` is exact in `f64`.
-fn fma(a: &Tensor, b: &Tensor, c: &Tensor) -> Tensor {
-    let w = |t: &Tensor| jnp::astype(t, DType::F64);
-    jnp::astype(lax::add(&lax::mul(&w(a), &w(b)), &w(c)), DType::F32)
 }
 
 /// One gamma draw for one key and one `alpha` (rank 0), JAX's `_gamma_one`.

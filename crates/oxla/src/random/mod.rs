@@ -22,7 +22,7 @@ mod reference_tests;
 
 pub use continuous::{
     cauchy, exponential, gumbel, laplace, logistic, lognormal, maxwell, pareto, rayleigh,
-    triangular, wald, weibull_min,
+    triangular, truncated_normal, wald, weibull_min,
 };
 pub use discrete::{
     bernoulli_p, categorical, choice, choice_n, geometric, permutation, permutation_n, rademacher,
@@ -77,6 +77,13 @@ pub fn split(key: &Tensor, num: usize) -> Tensor {
     let (y0, y1) = hash_counters(key, num);
     let col = |y: &Tensor| lax::broadcast_in_dim(y, &[num, 1], &[0]);
     lax::concatenate(&[col(&y0), col(&y1)], 1)
+}
+
+/// `a * b + c` of `f32` tensors rounded once, as XLA:CPU's fused multiply-add gives it
+/// (the product of two `f32` is exact in `f64`).
+fn fma(a: &Tensor, b: &Tensor, c: &Tensor) -> Tensor {
+    let w = |t: &Tensor| jnp::astype(t, DType::F64);
+    jnp::astype(lax::add(&lax::mul(&w(a), &w(b)), &w(c)), DType::F32)
 }
 
 /// The two keys of `split(key, 2)`.

@@ -15,13 +15,17 @@
 //! - `gamma_array_a`, `loggamma`, `dirichlet`: the same `log` (and `pow`, for `a < 1`) in
 //!   the last step; the rejection loops themselves take the same keys and accept the same
 //!   draws (`gamma`, `beta`, `chisquare` and `t` are bit for bit);
+//! - `truncated_normal_bounds`: oxla's `erf` is computed in f64 and rounded, XLA:CPU's f32
+//!   `erf` is a polynomial one ulp away at times (with scalar bounds, `truncated_normal`
+//!   is bit for bit);
 //! - `cauchy`: JAX's `tan` is its own XLA op; oxla has no `tan` primitive and divides `sin`
 //!   by `cos`;
 //! - `wald`, `maxwell`: XLA:CPU fuses some of the multiplies into the adds (FMA), and not the
 //!   same ones eagerly and under `vmap`, so no one order of rounding matches both.
 //!
-//! `lognormal_sigma_grad` is `nofd`: a sampler draws `f32` whatever its parameter's dtype, so
-//! finite differences in f64 would difference f32 noise; its cotangents still match JAX's.
+//! `lognormal_sigma_grad` and `truncated_normal_bounds` are `nofd`: a sampler draws `f32`
+//! whatever its parameter's dtype, so finite differences in f64 would difference f32 noise;
+//! their cotangents still match JAX's.
 
 use oxla::numpy as jnp;
 use oxla::random;
@@ -70,4 +74,6 @@ surface! {
     dirichlet [tol(1e-5, 1e-6)]: |a| vec![random::dirichlet(&a[0], &jnp::array(&[0.5f32, 1.0, 3.0], &[3]), &[2])];
     chisquare [bits]: |a| vec![random::chisquare(&a[0], 3.0, &[5])];
     student_t [bits]: |a| vec![random::t(&a[0], 4.0, &[5])];
+    truncated_normal [bits]: |a| vec![random::truncated_normal(&a[0], -0.5, 1.5, &[8])];
+    truncated_normal_bounds [tol(1e-5, 1e-6), nofd]: |a| vec![random::truncated_normal(&a[0], &a[1], &a[2], &[2, 3])];
 }
