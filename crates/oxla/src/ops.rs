@@ -12,6 +12,13 @@ use crate::prims::{
     ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
 
+mod cumulative;
+
+pub(crate) use cumulative::logaddexp;
+pub use cumulative::{
+    associative_scan, cumlogsumexp, cummax, cummin, cumprod, sort_key_val, top_k,
+};
+
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {
     bind(prim, inputs, Location::caller())

@@ -27,13 +27,17 @@
 mod axis;
 mod bitwise;
 mod creation;
+mod cumulative;
 mod elementwise;
 mod index;
 pub mod linalg;
 mod matrix_products;
+mod nan;
 mod ops;
+mod quantile;
 mod reductions;
 mod shape;
+mod statistics;
 
 pub use axis::{keepdims, Axis};
 pub use bitwise::{
@@ -43,10 +47,16 @@ pub use bitwise::{
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
+pub use cumulative::{cumprod, cumulative_prod, cumulative_sum, logaddexp, logaddexp2};
 pub use elementwise::*;
 pub use index::{ix_, s, At, AtMode, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use matrix_products::{dot, matmul};
+pub use nan::{
+    nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum,
+    nanvar,
+};
 pub use ops::Dim;
+pub use quantile::{median, nanmedian, nanpercentile, nanquantile, percentile, quantile};
 pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
     all, allclose, any, argmax, argmin, cumsum, isclose, max, mean, min, prod, sort, sum,
@@ -54,6 +64,7 @@ pub use reductions::{
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
+pub use statistics::{average, corrcoef, count_nonzero, cov, ptp, std, var};
 
 use crate::array::{Array, DType, Kind};
 use crate::core::Tensor;
