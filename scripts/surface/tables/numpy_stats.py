@@ -270,3 +270,88 @@ def _(x, y):
 @case("logaddexp_int", lambda rng: [i32(rng, (4,)), i32(rng, (4,))])
 def _(x, y):
     return jnp.logaddexp(x, y), jnp.logaddexp2(x, y)
+
+
+# Sorting and searching.
+
+
+def sorted_edges(rng):
+    return np.array([-np.inf, -1.0, -0.0, 0.0, 2.0, 2.0, np.inf, np.nan], np.float32)
+
+
+@case("argsort_edges", lambda rng: [with_edges(ties_f32(rng, (3, 5)), (np.nan, -0.0, 0.0, np.nan, np.inf))])
+def _(x):
+    return jnp.argsort(x), jnp.argsort(x, axis=0, descending=True), jnp.argsort(x, axis=None)
+
+
+@case("argsort_int_descending", lambda rng: [i32(rng, (2, 7), -2, 3)])
+def _(x):
+    return jnp.argsort(x, axis=-1, descending=True), jnp.argsort(x, axis=0)
+
+
+@case("lexsort", lambda rng: [i32(rng, (3, 6), 0, 3), i32(rng, (3, 6), 0, 2)])
+def _(a, b):
+    return jnp.lexsort((a, b)), jnp.lexsort((a, b), axis=0), jnp.lexsort([a])
+
+
+@case("partition", lambda rng: [f32(rng, (3, 6))])
+def _(x):
+    return jnp.partition(x, 2), jnp.partition(x, -1, axis=0), jnp.partition(x, 0, axis=1)
+
+
+@case("partition_unsigned", lambda rng: [i32(rng, (2, 5), 0, 4).astype(np.uint32)])
+def _(x):
+    return jnp.partition(x, 1), jnp.argpartition(x, 3)
+
+
+@case("argpartition", lambda rng: [f32(rng, (3, 6))])
+def _(x):
+    return jnp.argpartition(x, 2), jnp.argpartition(x, -2, axis=0)
+
+
+@case("searchsorted_edges", lambda rng: [sorted_edges(rng), with_edges(ties_f32(rng, (2, 4)), (np.nan, 0.0, -0.0, np.inf, -np.inf))])
+def _(a, v):
+    return jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right")
+
+
+@case("searchsorted_int", lambda rng: [np.sort(i32(rng, (6,))), f32(rng, (5,), -6, 6)])
+def _(a, v):
+    return jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right"), jnp.searchsorted(a, 2)
+
+
+@case("digitize", lambda rng: [f32(rng, (2, 5), -3, 3)])
+def _(x):
+    up = jnp.array([-2.0, -0.5, 0.0, 1.0, 2.5])
+    down = up[::-1]
+    return (
+        jnp.digitize(x, up),
+        jnp.digitize(x, up, right=True),
+        jnp.digitize(x, down),
+        jnp.digitize(jnp.floor(x), down, right=True),
+    )
+
+
+@case("bincount", lambda rng: [i32(rng, (8,), -1, 7), f32(rng, (8,))])
+def _(x, w):
+    return jnp.bincount(x, length=5), jnp.bincount(x, weights=w, length=6), jnp.bincount(x, length=0)
+
+
+@case("nonzero", lambda rng: [ties_f32(rng, (3, 4), -1, 2)])
+def _(x):
+    return (
+        jnp.nonzero(x, size=5),
+        jnp.nonzero(x, size=12, fill_value=-1),
+        jnp.flatnonzero(x, size=4),
+        jnp.argwhere(x, size=6, fill_value=7),
+        jnp.argwhere(x[0, 0], size=2),
+    )
+
+
+@case("isin", lambda rng: [i32(rng, (3, 4)), i32(rng, (5,))])
+def _(e, t):
+    return jnp.isin(e, t), jnp.isin(e, t, invert=True), jnp.isin(e, 2.0)
+
+
+@case("isin_nan", lambda rng: [with_edges(ties_f32(rng, (2, 3)), (np.nan, np.inf, -0.0)), with_edges(ties_f32(rng, (4,)), (np.nan, 0.0, np.inf))])
+def _(e, t):
+    return jnp.isin(e, t)

@@ -37,6 +37,7 @@ mod ops;
 mod quantile;
 mod reductions;
 mod shape;
+mod sorting;
 mod statistics;
 
 pub use axis::{keepdims, Axis};
@@ -63,6 +64,10 @@ pub use reductions::{
 };
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
+};
+pub use sorting::{
+    argpartition, argsort, argwhere, bincount, digitize, flatnonzero, isin, lexsort, nonzero,
+    partition, searchsorted,
 };
 pub use statistics::{average, corrcoef, count_nonzero, cov, ptp, std, var};
 

@@ -129,4 +129,60 @@ surface! {
         jnp::logaddexp(&a[0], 1.0),
     ];
     logaddexp_int: |a| vec![jnp::logaddexp(&a[0], &a[1]), jnp::logaddexp2(&a[0], &a[1])];
+    argsort_edges: |a| vec![
+        jnp::argsort(&a[0], -1, false),
+        jnp::argsort(&a[0], 0, true),
+        jnp::argsort(&a[0], None, false),
+    ];
+    argsort_int_descending: |a| vec![jnp::argsort(&a[0], -1, true), jnp::argsort(&a[0], 0, false)];
+    lexsort: |a| vec![
+        jnp::lexsort(&a[..2], -1),
+        jnp::lexsort(&a[..2], 0),
+        jnp::lexsort(&a[..1], -1),
+    ];
+    partition: |a| vec![
+        jnp::partition(&a[0], 2, -1),
+        jnp::partition(&a[0], -1, 0),
+        jnp::partition(&a[0], 0, 1),
+    ];
+    partition_unsigned: |a| vec![jnp::partition(&a[0], 1, -1), jnp::argpartition(&a[0], 3, -1)];
+    argpartition: |a| vec![jnp::argpartition(&a[0], 2, -1), jnp::argpartition(&a[0], -2, 0)];
+    searchsorted_edges: |a| vec![
+        jnp::searchsorted(&a[0], &a[1], "left"),
+        jnp::searchsorted(&a[0], &a[1], "right"),
+    ];
+    searchsorted_int: |a| vec![
+        jnp::searchsorted(&a[0], &a[1], "left"),
+        jnp::searchsorted(&a[0], &a[1], "right"),
+        jnp::searchsorted(&a[0], 2, "left"),
+    ];
+    digitize: |a| {
+        let up = q(&[-2.0, -0.5, 0.0, 1.0, 2.5]);
+        let down = q(&[2.5, 1.0, 0.0, -0.5, -2.0]);
+        vec![
+            jnp::digitize(&a[0], &up, false),
+            jnp::digitize(&a[0], &up, true),
+            jnp::digitize(&a[0], &down, false),
+            jnp::digitize(jnp::floor(&a[0]), &down, true),
+        ]
+    };
+    bincount: |a| vec![
+        jnp::bincount(&a[0], None, 5),
+        jnp::bincount(&a[0], Some(&a[1]), 6),
+        jnp::bincount(&a[0], None, 0),
+    ];
+    nonzero: |a| {
+        let mut out = jnp::nonzero(&a[0], 5, None);
+        out.extend(jnp::nonzero(&a[0], 12, Some(-1)));
+        out.push(jnp::flatnonzero(&a[0], 4, None));
+        out.push(jnp::argwhere(&a[0], 6, Some(7)));
+        out.push(jnp::argwhere(a[0].index((0, 0)), 2, None));
+        out
+    };
+    isin: |a| vec![
+        jnp::isin(&a[0], &a[1], false),
+        jnp::isin(&a[0], &a[1], true),
+        jnp::isin(&a[0], 2.0, false),
+    ];
+    isin_nan: |a| vec![jnp::isin(&a[0], &a[1], false)];
 }
