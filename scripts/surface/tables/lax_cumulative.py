@@ -90,3 +90,8 @@ def _(x):
 @case("sort_key_val", lambda rng: [ties_f32(rng, (3, 5)), f32(rng, (3, 5))])
 def _(k, v):
     return lax.sort_key_val(k, v, dimension=1), lax.sort_key_val(k, v, dimension=0)
+
+
+@case("empty_axis", lambda rng: [f32(rng, (2, 0))])
+def _(z):
+    return lax.top_k(z, 0), lax.cummax(z, axis=1), lax.cumprod(z, axis=1), lax.associative_scan(jnp.add, z, axis=1)

@@ -355,3 +355,17 @@ def _(e, t):
 @case("isin_nan", lambda rng: [with_edges(ties_f32(rng, (2, 3)), (np.nan, np.inf, -0.0)), with_edges(ties_f32(rng, (4,)), (np.nan, 0.0, np.inf))])
 def _(e, t):
     return jnp.isin(e, t)
+
+
+@case("empty_axis", lambda rng: [f32(rng, (2, 0)), f32(rng, (3,))])
+def _(z, v):
+    return (
+        jnp.var(z, axis=1),
+        jnp.nanvar(z, axis=-1, ddof=1),
+        jnp.nanmean(z, axis=1),
+        jnp.average(z, axis=1),
+        jnp.cov(z),
+        jnp.argsort(z),
+        jnp.searchsorted(z[0], v),
+        jnp.nansum(z, axis=1),
+    )

@@ -66,4 +66,11 @@ surface! {
         let (k0, v0) = lax::sort_key_val(&a[0], &a[1], 0);
         vec![k1, v1, k0, v0]
     };
+    empty_axis [nofd]: |a| {
+        let (v, i) = lax::top_k(&a[0], 0);
+        let add = |x: &[Tensor], y: &[Tensor]| vec![&x[0] + &y[0]];
+        let mut out = vec![v, i, lax::cummax(&a[0], 1, false), lax::cumprod(&a[0], 1, false)];
+        out.extend(lax::associative_scan(add, &a[..1], false, 1));
+        out
+    };
 }

@@ -185,4 +185,14 @@ surface! {
         jnp::isin(&a[0], 2.0, false),
     ];
     isin_nan: |a| vec![jnp::isin(&a[0], &a[1], false)];
+    empty_axis [nofd]: |a| vec![
+        jnp::var(&a[0], 1, 0),
+        jnp::nanvar(&a[0], -1, 1),
+        jnp::nanmean(&a[0], 1),
+        jnp::average(&a[0], 1, None),
+        jnp::cov(&a[0], None, true, false, None),
+        jnp::argsort(&a[0], -1, false),
+        jnp::searchsorted(a[0].index(0), &a[1], "left"),
+        jnp::nansum(&a[0], 1),
+    ];
 }
