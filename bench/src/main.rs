@@ -12,6 +12,7 @@ mod cli;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 
+mod surface;
 mod workloads;
 
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
-use crate::seeds;
+use crate::{seeds, surface};
 
 /// One measurement: seconds, a checksum to compare between the two sides, peak RSS.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,7 +17,7 @@ pub struct Measure {
 }
 
 impl Measure {
-    fn new(seconds: f64, checksum: Option<f64>) -> Measure {
+    pub fn new(seconds: f64, checksum: Option<f64>) -> Measure {
         Measure {
             seconds,
             checksum,
@@ -173,6 +173,15 @@ pub static WORKLOADS: &[Workload] = &[
         jax: |_| ("dispatch.py", vec![]),
         parse: |t| Some(Measure::new(field(t, "compile_first_ms")? * 1e-3, None)),
     },
+    Workload {
+        name: "rnn-grad",
+        about: "gradient of a 1000-step (quick 200) tanh RNN through lax.scan, batch 16, 32 -> 128",
+        target: "0.5",
+        unit: Unit::Seconds,
+        oxla: surface::rnn,
+        jax: |q| ("rnn.py", args(&surface::rnn_sizes(q))),
+        parse: |t| parse_steady(t, "rnn"),
+    },
 ];
 
 fn args(v: &[usize]) -> Vec<String> {
@@ -246,8 +255,17 @@ fn parse_pegrad(text: &str, which: &str) -> Option<Measure> {
     })
 }
 
+/// A script's `<which> first_s .. steady_ms .. checksum ..` line.
+fn parse_steady(text: &str, which: &str) -> Option<Measure> {
+    let line = text.lines().find(|l| l.starts_with(which))?;
+    Some(Measure {
+        rss_mib: rss(text),
+        ..Measure::new(field(line, "steady_ms")? * 1e-3, field(line, "checksum"))
+    })
+}
+
 /// Seconds `f` takes.
-fn seconds<O>(f: impl FnOnce() -> O) -> (f64, O) {
+pub fn seconds<O>(f: impl FnOnce() -> O) -> (f64, O) {
     let t = Instant::now();
     let o = f();
     (t.elapsed().as_secs_f64(), o)

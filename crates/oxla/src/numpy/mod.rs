@@ -26,6 +26,7 @@
 
 mod axis;
 mod bitwise;
+mod convolve;
 mod creation;
 mod cumulative;
 mod elementwise;
@@ -45,6 +46,7 @@ pub use bitwise::{
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
     logical_or, logical_xor,
 };
+pub use convolve::{convolve, correlate};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };

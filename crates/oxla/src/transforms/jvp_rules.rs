@@ -87,6 +87,17 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
             let k = c(std::f64::consts::PI.sqrt() / 2.0, x);
             lax::mul(t, &lax::mul(&k, &lax::exp(&lax::mul(y, y))))
         }
+        Erf | Erfc => {
+            // d/dx erf(x) = 2/sqrt(pi) exp(-x^2); erfc's is its negation.
+            let k = 2.0 / std::f64::consts::PI.sqrt();
+            let k = if op == Erf { k } else { -k };
+            lax::mul(
+                &c(k, x),
+                &lax::mul(t, &lax::exp(&lax::neg(&lax::mul(x, x)))),
+            )
+        }
+        Lgamma => lax::mul(t, &lax::digamma(x)),
+        Digamma => lax::mul(t, &lax::polygamma(&c(1.0, x), x)),
         Sign | Floor | Ceil | Round | Not | IsFinite => return None,
     })
 }
@@ -194,6 +205,28 @@ pub(crate) fn binary_tangents(
                 shape,
             )
         }
+        Polygamma => {
+            assert!(
+                tx.is_none(),
+                "polygamma: the gradient with respect to m is not supported (as in JAX)"
+            );
+            ty.map(|t| {
+                let m1 = lax::add(x, &c(1.0, x));
+                explicit_broadcast(&lax::mul(&t, &lax::polygamma(&m1, y)), shape)
+            })
+        }
+        Zeta => {
+            assert!(
+                tx.is_none(),
+                "zeta: the gradient with respect to x is not supported (as in JAX)"
+            );
+            // d/dq zeta(x, q) = -x zeta(x + 1, q).
+            ty.map(|t| {
+                let x1 = lax::add(x, &c(1.0, x));
+                let d = lax::neg(&lax::mul(x, &lax::zeta(&x1, y)));
+                explicit_broadcast(&lax::mul(&t, &d), shape)
+            })
+        }
         Nextafter | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | ShiftLeft
         | ShiftRightLogical => None,
     }
@@ -290,7 +323,7 @@ pub(crate) fn jvp(
                 vec![Some(lin(prim, &ts).remove(0))]
             }
         }
-        Prim::DotGeneral { .. } => {
+        Prim::DotGeneral { .. } | Prim::ConvGeneralDilated(_) => {
             let y = &primals[1];
             let a = t0.map(|t| lin(prim, &[t.clone(), y.clone()]).remove(0));
             let b = tangents[1]

@@ -85,6 +85,7 @@ macro_rules! surface {
 mod conv;
 mod lax_cumulative;
 mod lax_elementwise;
+mod lax_reduce;
 mod linalg;
 mod nn;
 mod numpy;

@@ -70,7 +70,9 @@ impl Pass {
                     | BinaryOp::Or
                     | BinaryOp::Xor
                     | BinaryOp::ShiftLeft
-                    | BinaryOp::ShiftRightLogical => (None, None),
+                    | BinaryOp::ShiftRightLogical
+                    | BinaryOp::Polygamma
+                    | BinaryOp::Zeta => (None, None),
                 };
                 if right.is_some() && sb == right && same(a) {
                     Some(a.clone())
@@ -127,7 +129,8 @@ impl Pass {
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)
-            | Prim::DebugCallback(_) => None,
+            | Prim::DebugCallback(_)
+            | Prim::ConvGeneralDilated(_) => None,
         };
         match pick {
             Some(a) => {

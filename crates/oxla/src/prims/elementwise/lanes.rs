@@ -2,6 +2,7 @@
 //! elements ([`Values`]), a one-element operand repeating. [`Lanewise`] is the form fusion
 //! stores and the block interpreter calls; the eager kernels call the same functions.
 
+use super::math;
 use super::scalar::{powi, Bits, Float, Num};
 use super::{BinaryOp, UnaryOp};
 use crate::array::{with_dtype, DType, Elem, Lane, Values, ValuesMut};
@@ -99,6 +100,12 @@ multiversion! {
                 with_dtype!(x.dtype(), T, Num, map1(T::slice(x), T::slice_mut(out), $f))
             };
         }
+        // Computed in f64 and rounded to the operand's dtype.
+        macro_rules! wide_map {
+            ($f:path) => {
+                float_map!(|v: T| T::from_f64($f(v.to_f64())))
+            };
+        }
         match op {
             Neg => num_map!(Num::neg),
             Abs => num_map!(Num::abs),
@@ -136,6 +143,10 @@ multiversion! {
                 Bits,
                 map1(T::slice(x), T::slice_mut(out), Bits::not)
             ),
+            Erf => wide_map!(math::erf),
+            Erfc => wide_map!(math::erfc),
+            Lgamma => wide_map!(math::lgamma),
+            Digamma => wide_map!(math::digamma),
         }
     }
 }
@@ -178,6 +189,12 @@ multiversion! {
                 })
             };
         }
+        // Computed in f64 and rounded to the operands' dtype.
+        macro_rules! wide_zip {
+            ($f:path) => {
+                zip_as!(Float, |a: T, b: T| T::from_f64($f(a.to_f64(), b.to_f64())))
+            };
+        }
         let is_bool = x.dtype() == DType::Bool;
         match op {
             Add => zip_as!(Num, Num::add),
@@ -213,6 +230,8 @@ multiversion! {
             Xor => zip_as!(Bits, Bits::xor),
             ShiftLeft => shift!(|a: u64, b| a << b),
             ShiftRightLogical => shift!(|a: u64, b| a >> b),
+            Polygamma => wide_zip!(math::polygamma),
+            Zeta => wide_zip!(math::zeta),
         }
     }
 }

@@ -47,6 +47,14 @@ pub enum UnaryOp {
     ErfInv,
     /// Whether a float is neither infinite nor NaN (bool result).
     IsFinite,
+    /// The error function.
+    Erf,
+    /// The complementary error function `1 - erf(x)`.
+    Erfc,
+    /// `log |Γ(x)|`.
+    Lgamma,
+    /// `ψ(x)`, the derivative of `lgamma`.
+    Digamma,
 }
 
 /// Elementwise primitives of two operands.
@@ -92,6 +100,10 @@ pub enum BinaryOp {
     ShiftLeft,
     /// `x >> y` on the bits, filling with zeros.
     ShiftRightLogical,
+    /// `ψ^(m)(x)`, the `m`-th derivative of digamma (`m` a natural number, else NaN).
+    Polygamma,
+    /// The Hurwitz zeta function `ζ(x, q)`.
+    Zeta,
 }
 
 /// Which dtypes an operation admits.
@@ -150,6 +162,10 @@ impl UnaryOp {
             Not => "not",
             ErfInv => "erf_inv",
             IsFinite => "is_finite",
+            Erf => "erf",
+            Erfc => "erfc",
+            Lgamma => "lgamma",
+            Digamma => "digamma",
         }
     }
 
@@ -159,7 +175,7 @@ impl UnaryOp {
             Neg | Abs | Sign => Class::Numeric,
             Not => Class::IntOrBool,
             Exp | Log | Log1p | Sin | Cos | Tanh | Logistic | Sqrt | Cbrt | Rsqrt | Floor
-            | Ceil | Round | ErfInv | IsFinite => Class::Float,
+            | Ceil | Round | ErfInv | IsFinite | Erf | Erfc | Lgamma | Digamma => Class::Float,
         }
     }
 }
@@ -189,6 +205,8 @@ impl BinaryOp {
             Xor => "xor",
             ShiftLeft => "shift_left",
             ShiftRightLogical => "shift_right_logical",
+            Polygamma => "polygamma",
+            Zeta => "zeta",
         }
     }
 
@@ -202,7 +220,7 @@ impl BinaryOp {
         use BinaryOp::*;
         match self {
             Add | Sub | Mul | Div | Rem => Class::Numeric,
-            Pow | Nextafter => Class::Float,
+            Pow | Nextafter | Polygamma | Zeta => Class::Float,
             // As in JAX: bools are ordered (false < true), and max/min take any dtype.
             Max | Min | Eq | Ne | Lt | Le | Gt | Ge => Class::Any,
             And | Or | Xor => Class::IntOrBool,
