@@ -76,7 +76,7 @@ where
     let odds: Vec<Tensor> = elems.iter().map(|e| slice_axis(e, axis, 1, n, 2)).collect();
     let odd = prefix_scan(f, combine(evens, odds), axis);
     let rest: Vec<Tensor> = elems.iter().map(|e| slice_axis(e, axis, 2, n, 2)).collect();
-    let left: Vec<Tensor> = if n % 2 == 0 {
+    let left: Vec<Tensor> = if n.is_multiple_of(2) {
         odd.iter()
             .map(|e| slice_axis(e, axis, 0, e.shape()[axis] - 1, 1))
             .collect()
