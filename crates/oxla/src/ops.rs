@@ -23,6 +23,12 @@ use crate::prims::{
 mod linalg;
 pub(crate) use linalg::linalg_prim;
 pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
+mod cumulative;
+
+pub(crate) use cumulative::logaddexp;
+pub use cumulative::{
+    associative_scan, cumlogsumexp, cummax, cummin, cumprod, sort_key_val, top_k,
+};
 
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {

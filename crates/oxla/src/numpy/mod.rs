@@ -29,6 +29,7 @@ mod bitwise;
 mod calculus;
 mod convolve;
 mod creation;
+mod cumulative;
 mod diag;
 mod einsum;
 mod elementwise;
@@ -36,12 +37,16 @@ mod index;
 mod join;
 pub mod linalg;
 mod matrix_products;
+mod nan;
 mod ops;
 mod polynomial;
 mod products;
+mod quantile;
 mod rearrange;
 mod reductions;
 mod shape;
+mod sorting;
+mod statistics;
 mod take;
 mod ufuncs;
 mod windows;
@@ -56,6 +61,7 @@ pub use convolve::{convolve, correlate};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
+pub use cumulative::{cumprod, cumulative_prod, cumulative_sum, logaddexp, logaddexp2};
 pub use diag::{
     diag, diagflat, diagonal, fill_diagonal, trace, tri, tril, tril_indices, tril_indices_from,
     triu, triu_indices, triu_indices_from,
@@ -68,9 +74,14 @@ pub use join::{
     vsplit, vstack, Indexing, SplitAt,
 };
 pub use matrix_products::{dot, matmul};
+pub use nan::{
+    nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum,
+    nanvar,
+};
 pub use ops::Dim;
 pub use polynomial::{poly, polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use products::{inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensordotAxes};
+pub use quantile::{median, nanmedian, nanpercentile, nanquantile, percentile, quantile};
 pub use rearrange::{
     atleast_1d, atleast_2d, atleast_3d, flip, fliplr, flipud, moveaxis, repeat, rot90, swapaxes,
     tile, Repeats,
@@ -84,6 +95,11 @@ pub use shape::{
 };
 pub use ufuncs::*;
 
+pub use sorting::{
+    argpartition, argsort, argwhere, bincount, digitize, flatnonzero, isin, lexsort, nonzero,
+    partition, searchsorted,
+};
+pub use statistics::{average, corrcoef, count_nonzero, cov, ptp, std, var};
 pub use take::{take, take_along_axis, TakeMode};
 pub use windows::{bartlett, blackman, hamming, hanning};
 

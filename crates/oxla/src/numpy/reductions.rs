@@ -44,7 +44,7 @@ pub(crate) fn max_keepdims_initial(x: &Tensor, axis: &Axis) -> Tensor {
 /// The dtype `jnp.sum` and `jnp.prod` of a bool or integer `d` accumulate in (JAX's
 /// `promote_integers`): the default integer for bools and narrower signed integers, its
 /// unsigned counterpart for narrower unsigned ones, else `d` itself.
-fn sum_integer_dtype(d: DType) -> DType {
+pub(crate) fn sum_integer_dtype(d: DType) -> DType {
     let int = Kind::Int.default_dtype();
     let uint = if int == DType::I64 {
         DType::U64

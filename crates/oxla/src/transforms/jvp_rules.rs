@@ -498,9 +498,14 @@ pub(crate) fn gather_or_zero(
     lax::select_n(&lax::eq(&probe, &probe), &[zeros_of_aval(&g), g])
 }
 
-/// `x[..., perm[...], ...]` along `dim`: a gather whose other dimensions are batch dims.
+/// `x[..., perm[...], ...]` along `dim` (`perm` of `x`'s shape): a gather whose other
+/// dimensions are batch dims.
 pub(crate) fn take_along(x: &Tensor, perm: &Tensor, dim: usize) -> Tensor {
     use crate::prims::{GatherDims, GatherMode};
+    if x.size() == 0 {
+        // An empty sort permutes nothing (and a gather of size-1 slices has no room).
+        return x.clone();
+    }
     let r = x.ndim();
     let mut shape = perm.shape().to_vec();
     shape.push(1);
