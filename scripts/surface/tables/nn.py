@@ -241,3 +241,7 @@ def _(q, k, v):
 @case("attention_unbatched", lambda rng: [a[0] for a in qkv(rng)])
 def _(q, k, v):
     return jax.nn.dot_product_attention(q, k, v, implementation="xla")
+
+
+unary("gelu", jax.nn.gelu)
+unary("gelu_exact", lambda x: jax.nn.gelu(x, approximate=False))

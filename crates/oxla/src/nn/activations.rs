@@ -154,7 +154,11 @@ pub fn elu(x: impl Into<Operand>, alpha: impl Into<Operand>) -> Tensor {
 pub fn leaky_relu(x: impl Into<Operand>, negative_slope: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let x = &float(x);
-    jnp::where_(jnp::greater_equal(x, 0), x, jnp::multiply(negative_slope, x))
+    jnp::where_(
+        jnp::greater_equal(x, 0),
+        x,
+        jnp::multiply(negative_slope, x),
+    )
 }
 
 /// `max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)` (JAX's default `alpha` is 1).
@@ -213,4 +217,21 @@ pub fn log1mexp(x: impl Into<Operand>) -> Tensor {
     let ln2 = scalar_tensor(std::f64::consts::LN_2, x.dtype());
     let value = jnp::where_(jnp::less(&xs, ln2), near, far);
     with_jvp(&value, &[(x, 1.0 / expm1(x))])
+}
+
+/// The Gaussian error linear unit: `x * Φ(x)`, exactly as `x / 2 * erfc(-x / sqrt(2))`, or
+/// with `approximate` (JAX's default) as `x / 2 * (1 + tanh(sqrt(2 / pi) (x + 0.044715
+/// x^3)))`.
+#[track_caller]
+pub fn gelu(x: impl Into<Operand>, approximate: bool) -> Tensor {
+    let _line = crate::core::user_line();
+    let x = &float(x);
+    if approximate {
+        let k = scalar_tensor((2.0 / std::f64::consts::PI).sqrt(), x.dtype());
+        let cdf = 0.5 * (jnp::tanh(k * (x + 0.044715 * jnp::power(x, 3))) + 1.0);
+        x * cdf
+    } else {
+        let sqrt_half = scalar_tensor(0.5f64.sqrt(), x.dtype());
+        0.5 * x * lax::erfc(&(-x * sqrt_half))
+    }
 }

@@ -189,7 +189,10 @@ impl DotProductAttention {
         }
         let padded = |lens: &Tensor, pos: &Tensor| {
             let n = lens.shape()[0] as isize;
-            jnp::less(pos.reshape(&[1, 1, 1, t as isize, s as isize]), lens.reshape(&[n, 1, 1, 1, 1]))
+            jnp::less(
+                pos.reshape(&[1, 1, 1, t as isize, s as isize]),
+                lens.reshape(&[n, 1, 1, 1, 1]),
+            )
         };
         if let Some(lens) = &self.q_seqlen {
             masks.push(padded(lens, &qpos));
@@ -217,7 +220,11 @@ fn grouped(x: &Tensor, kh: usize, g: usize) -> Tensor {
     if n == 1 {
         lax::reshape(x, &[b, 1, 1, t, s])
     } else {
-        assert_eq!(n, kh * g, "dot_product_attention: bias or mask heads {n} != N");
+        assert_eq!(
+            n,
+            kh * g,
+            "dot_product_attention: bias or mask heads {n} != N"
+        );
         lax::reshape(x, &[b, kh, g, t, s])
     }
 }

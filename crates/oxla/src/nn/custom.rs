@@ -65,7 +65,11 @@ pub(crate) fn logaddexp(x1: &Tensor, x2: &Tensor) -> Tensor {
     let amax = lax::max(x1, x2);
     let delta = lax::sub(x1, x2);
     let spread = lax::log1p(&lax::exp(&lax::neg(&lax::abs(&delta))));
-    let composed = jnp::where_(jnp::isnan(&delta), lax::add(x1, x2), lax::add(&amax, &spread));
+    let composed = jnp::where_(
+        jnp::isnan(&delta),
+        lax::add(x1, x2),
+        lax::add(&amax, &spread),
+    );
     let no_inf = |t: &Tensor| {
         let pos_inf = lax::eq(t, &scalar_tensor(f64::INFINITY, t.dtype()));
         jnp::where_(pos_inf, 0.0, t)

@@ -12,7 +12,7 @@ mod reductions;
 mod standardize;
 
 pub use activations::{
-    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
     log1mexp, log_sigmoid, mish, relu6, selu, silu, soft_sign, softplus, sparse_plus,
     sparse_sigmoid, squareplus, swish, tanh,
 };

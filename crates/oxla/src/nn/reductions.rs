@@ -107,13 +107,21 @@ impl LogSumExp {
                 let dtype = inexact_dtype(&[Operand::Tensor(a.clone()), b.clone()]);
                 let a = jnp::astype(&a, dtype);
                 let b = b.to_tensor(dtype);
-                (jnp::where_(jnp::not_equal(&b, 0), a, f64::NEG_INFINITY), Some(b))
+                (
+                    jnp::where_(jnp::not_equal(&b, 0), a, f64::NEG_INFINITY),
+                    Some(b),
+                )
             }
             None => (inexact(&a), None),
         };
         let dims = self.axis.resolve(a.ndim(), "logsumexp");
         let keep = self.axis.keeps_dims();
-        let amax = reduce(&masked(&a, mask, f64::NEG_INFINITY), ReduceOp::Max, &dims, true);
+        let amax = reduce(
+            &masked(&a, mask, f64::NEG_INFINITY),
+            ReduceOp::Max,
+            &dims,
+            true,
+        );
         let amax = lax::stop_gradient(&jnp::where_(lax::is_finite(&amax), &amax, 0));
         let mut exp_a = jnp::exp(&a - &amax);
         if let Some(b) = &b {
@@ -121,7 +129,11 @@ impl LogSumExp {
         }
         let sumexp = reduce(&masked(&exp_a, mask, 0.0), ReduceOp::Sum, &dims, keep);
         let sign = jnp::sign(&sumexp);
-        let amax = if keep { amax } else { lax::squeeze(&amax, &dims) };
+        let amax = if keep {
+            amax
+        } else {
+            lax::squeeze(&amax, &dims)
+        };
         let out = jnp::log(jnp::abs(&sumexp)) + amax;
         (out, sign)
     }
@@ -178,7 +190,12 @@ pub fn log_softmax_where(x: impl Into<Operand>, axis: impl Into<Axis>, mask: &Te
     let dims = keepdims(axis).resolve(x_safe.ndim(), "log_softmax");
     let x_max = reduce(&x_safe, ReduceOp::Max, &dims, true);
     let shifted = &x_safe - lax::stop_gradient(&x_max);
-    let total = reduce(&jnp::where_(mask, jnp::exp(&shifted), 0), ReduceOp::Sum, &dims, true);
+    let total = reduce(
+        &jnp::where_(mask, jnp::exp(&shifted), 0),
+        ReduceOp::Sum,
+        &dims,
+        true,
+    );
     jnp::where_(mask, shifted - jnp::log(total), f64::NEG_INFINITY)
 }
 
@@ -193,6 +210,11 @@ pub fn softmax_where(x: impl Into<Operand>, axis: impl Into<Axis>, mask: &Tensor
     let dims = keepdims(axis).resolve(x_safe.ndim(), "softmax");
     let x_max = reduce(&x_safe, ReduceOp::Max, &dims, true);
     let unnormalized = jnp::exp(&x_safe - lax::stop_gradient(&x_max));
-    let total = reduce(&jnp::where_(mask, &unnormalized, 0), ReduceOp::Sum, &dims, true);
+    let total = reduce(
+        &jnp::where_(mask, &unnormalized, 0),
+        ReduceOp::Sum,
+        &dims,
+        true,
+    );
     jnp::where_(mask, unnormalized / total, 0)
 }

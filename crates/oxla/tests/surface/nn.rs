@@ -124,5 +124,9 @@ surface! {
     attention_window [nofd]: |a| {
         vec![nn::DotProductAttention::new(&a[0], &a[1], &a[2]).local_window_size(1, 2).call()]
     };
+    gelu: |a| vec![nn::gelu(&a[0], true)];
+    gelu_edges [nofd]: |a| vec![nn::gelu(sg(&a[0]), true)];
+    gelu_exact: |a| vec![nn::gelu(&a[0], false)];
+    gelu_exact_edges [nofd]: |a| vec![nn::gelu(sg(&a[0]), false)];
     attention_unbatched [nofd]: |a| vec![nn::dot_product_attention(&a[0], &a[1], &a[2])];
 }
