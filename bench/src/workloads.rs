@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
-use crate::{seeds, surface};
+use crate::{cnn, seeds, surface};
 
 /// One measurement: seconds, a checksum to compare between the two sides, peak RSS.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,6 +181,34 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: surface::rnn,
         jax: |q| ("rnn.py", args(&surface::rnn_sizes(q))),
         parse: |t| parse_steady(t, "rnn"),
+    },
+    Workload {
+        name: "cnn-pegrad",
+        about:
+            "per-example gradients of a CNN (3x3 convs 1 -> 8 -> 16, 28x28), batch 256 (quick 64)",
+        target: "0.5",
+        unit: Unit::Seconds,
+        oxla: cnn::cnn_grad,
+        jax: |q| {
+            (
+                "cnn.py",
+                vec!["per_example".into(), cnn::cnn_batch(q).to_string()],
+            )
+        },
+        parse: |t| parse_steady(t, "cnn"),
+    },
+    Workload {
+        name: "conv-3x3",
+        about: "a 3x3 SAME convolution, NHWC 256x28x28x32 (quick batch 64), 32 -> 32",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: cnn::conv3x3,
+        jax: |q| {
+            let mut a = vec!["conv".to_string()];
+            a.extend(args(&cnn::conv_sizes(q)));
+            ("cnn.py", a)
+        },
+        parse: |t| parse_steady(t, "conv"),
     },
 ];
 

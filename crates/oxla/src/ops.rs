@@ -4,6 +4,8 @@
 //! [`numpy`](crate::numpy) layer adds promotion and broadcasting on top. Each records the
 //! caller's source line in the traced equation.
 
+mod conv;
+
 use std::panic::Location;
 
 mod helpers;
@@ -16,6 +18,12 @@ pub use helpers::{
 
 use crate::array::{DType, Shape};
 use crate::core::{bind, Prim, Tensor};
+pub(crate) use conv::conv_with_params;
+pub use conv::{
+    conv_dimension_numbers, conv_general_dilated, padtype_to_pads, ConvDimensionNumbers,
+    ConvLayout, Padding,
+};
+
 use crate::prims::{
     ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
@@ -389,4 +397,56 @@ pub fn threefry2x32(k0: &Tensor, k1: &Tensor, x0: &Tensor, x1: &Tensor) -> (Tens
     let y1 = r.pop().expect("two results");
     let y0 = r.pop().expect("two results");
     (y0, y1)
+}
+
+macro_rules! reductions {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        #[doc = concat!("The `", stringify!($name), "` primitive over `axes` (JAX's `lax.",
+                        stringify!($name), "`): [`reduce`] with that monoid.")]
+        #[track_caller]
+        pub fn $name(x: &Tensor, axes: &[usize]) -> Tensor {
+            reduce(x, ReduceOp::$op, axes)
+        }
+    )*};
+}
+reductions!(
+    reduce_sum => Sum, reduce_prod => Prod, reduce_max => Max, reduce_min => Min,
+    reduce_and => And, reduce_or => Or,
+);
+
+/// Index of the first maximum along `axis`, as `index_dtype` (JAX's `lax.argmax`).
+#[track_caller]
+pub fn argmax(x: &Tensor, axis: usize, index_dtype: DType) -> Tensor {
+    arg_reduce(x, ArgOp::Max, axis, index_dtype)
+}
+
+/// Index of the first minimum along `axis`, as `index_dtype` (JAX's `lax.argmin`).
+#[track_caller]
+pub fn argmin(x: &Tensor, axis: usize, index_dtype: DType) -> Tensor {
+    arg_reduce(x, ArgOp::Min, axis, index_dtype)
+}
+
+/// Bitwise (or, for bools, logical) and: JAX's `lax.bitwise_and`, the `and` primitive.
+#[track_caller]
+pub fn bitwise_and(x: &Tensor, y: &Tensor) -> Tensor {
+    and(x, y)
+}
+
+/// Bitwise (or, for bools, logical) or: JAX's `lax.bitwise_or`, the `or` primitive.
+#[track_caller]
+pub fn bitwise_or(x: &Tensor, y: &Tensor) -> Tensor {
+    or(x, y)
+}
+
+/// Bitwise (or, for bools, logical) exclusive or: JAX's `lax.bitwise_xor`, the `xor`
+/// primitive.
+#[track_caller]
+pub fn bitwise_xor(x: &Tensor, y: &Tensor) -> Tensor {
+    xor(x, y)
+}
+
+/// Bitwise (or, for bools, logical) not: JAX's `lax.bitwise_not`, the `not` primitive.
+#[track_caller]
+pub fn bitwise_not(x: &Tensor) -> Tensor {
+    not(x)
 }

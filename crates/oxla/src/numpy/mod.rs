@@ -26,14 +26,18 @@
 
 mod axis;
 mod bitwise;
+mod calculus;
+mod convolve;
 mod creation;
 mod elementwise;
 mod index;
 pub mod linalg;
 mod matrix_products;
 mod ops;
+mod polynomial;
 mod reductions;
 mod shape;
+mod windows;
 mod ufuncs;
 
 pub use axis::{keepdims, Axis};
@@ -41,6 +45,8 @@ pub use bitwise::{
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
     logical_or, logical_xor,
 };
+pub use calculus::{array_equal, array_equiv, gradient, trapezoid, unwrap};
+pub use convolve::{convolve, correlate};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
@@ -48,6 +54,7 @@ pub use elementwise::*;
 pub use index::{ix_, s, At, AtMode, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use matrix_products::{dot, matmul};
 pub use ops::Dim;
+pub use polynomial::{poly, polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
     all, allclose, any, argmax, argmin, cumsum, isclose, max, mean, min, prod, sort, sum,
@@ -56,6 +63,8 @@ pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
 pub use ufuncs::*;
+
+pub use windows::{bartlett, blackman, hamming, hanning};
 
 use crate::array::{Array, DType, Kind};
 use crate::core::Tensor;

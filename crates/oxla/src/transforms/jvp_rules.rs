@@ -401,7 +401,7 @@ pub(crate) fn jvp(
                 vec![Some(lin(prim, &ts).remove(0))]
             }
         }
-        Prim::DotGeneral { .. } => {
+        Prim::DotGeneral { .. } | Prim::ConvGeneralDilated(_) => {
             let y = &primals[1];
             let a = t0.map(|t| lin(prim, &[t.clone(), y.clone()]).remove(0));
             let b = tangents[1]

@@ -8,6 +8,7 @@ mod axis_tree;
 pub(crate) mod batching;
 pub(crate) mod bodies;
 pub(crate) mod chunked;
+mod conv_ad;
 pub(crate) mod jvp_rules;
 mod scatter_ad;
 mod vjp_rules;

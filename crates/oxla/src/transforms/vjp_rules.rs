@@ -277,6 +277,10 @@ pub(crate) fn vjp(
             });
             vec![cx, cy]
         }
+        Prim::ConvGeneralDilated(p) => vec![
+            active[0].then(|| super::conv_ad::transpose_lhs(&ct, x, &ins[1], p)),
+            active[1].then(|| super::conv_ad::transpose_rhs(&ct, x, &ins[1], p)),
+        ],
         Prim::DynamicSlice { .. } => {
             let mut a = vec![zeros_of_aval(x), ct];
             a.extend_from_slice(&ins[1..]);

@@ -135,7 +135,8 @@ impl Pass {
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)
-            | Prim::DebugCallback(_) => None,
+            | Prim::DebugCallback(_)
+            | Prim::ConvGeneralDilated(_) => None,
         };
         match pick {
             Some(a) => {

@@ -20,7 +20,7 @@ use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{
-    ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
+    ArgOp, BinaryOp, ConvParams, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
 
 /// A primitive operation with its parameters.
@@ -180,6 +180,8 @@ pub enum Prim {
     /// JAX's `debug_callback`, printed as `debug_print` for `debug::print!`. It has no
     /// results; equality is by identity (see [`HostCallback`]).
     DebugCallback(Arc<HostCallback>),
+    /// XLA's convolution with strides, padding, dilations, layouts and groups.
+    ConvGeneralDilated(ConvParams),
 }
 
 impl Prim {
@@ -214,6 +216,7 @@ impl Prim {
             Prim::Threefry2x32 => "threefry2x32",
             Prim::Control(c) => c.name(),
             Prim::DebugCallback(c) => c.name(),
+            Prim::ConvGeneralDilated(_) => "conv_general_dilated",
         }
     }
 }

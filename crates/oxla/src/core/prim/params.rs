@@ -23,6 +23,7 @@ impl Prim {
             | Prim::StopGradient => vec![],
             Prim::Control(c) => c.params(),
             Prim::DebugCallback(c) => c.params(),
+            Prim::ConvGeneralDilated(p) => p.params(),
             Prim::DynamicUpdateSlice => vec![],
             Prim::IntegerPow { y } => vec![("y", y.to_string())],
             Prim::ConvertElementType { new_dtype } => vec![

@@ -78,6 +78,7 @@ impl Prim {
             Prim::Threefry2x32 => prims::elementwise::threefry_rule(inputs),
             Prim::Control(c) => c.abstract_eval(inputs),
             Prim::DebugCallback(_) => Ok(vec![]),
+            Prim::ConvGeneralDilated(p) => prims::conv::conv_rule(p, inputs),
         }
     }
 
@@ -211,6 +212,9 @@ impl Prim {
             Prim::DebugCallback(c) => {
                 c.call(inputs);
                 vec![]
+            }
+            Prim::ConvGeneralDilated(p) => {
+                vec![prims::conv::conv_general_dilated(&inputs[0], &inputs[1], p)]
             }
         }
     }

@@ -10,6 +10,7 @@
 //! rules of the shape operations; the elementwise and indexing families have their own
 //! files.
 
+mod conv;
 mod elementwise;
 mod indexing;
 
@@ -240,6 +241,7 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
             let k = outs.len();
             (outs, vec![Some(0); k])
         }
+        Prim::ConvGeneralDilated(p) => conv::conv(args, dims, p, n),
     }
 }
 
