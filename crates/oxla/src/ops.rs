@@ -8,6 +8,14 @@ mod conv;
 
 use std::panic::Location;
 
+mod helpers;
+
+pub use helpers::{
+    broadcasted_iota, clamp, collapse, dynamic_index_in_dim, dynamic_slice_in_dim,
+    dynamic_update_index_in_dim, dynamic_update_slice_in_dim, expand_dims, full, full_like,
+    index_in_dim, reduce_precision, slice_in_dim,
+};
+
 use crate::array::{DType, Shape};
 use crate::core::{bind, Prim, Tensor};
 pub(crate) use conv::conv_with_params;

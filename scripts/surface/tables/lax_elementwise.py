@@ -424,3 +424,69 @@ def _(x):
 @case("erf_inv_edges", edged(-0.99, 0.99, extra=(1.0, -1.0, 1.5, 0.999)))
 def _(x):
     return lax.erf_inv(x)
+
+
+# --- lax helpers -----------------------------------------------------------------------
+
+
+@case("clamp_ties", lambda rng: [ties_f32(rng, (3, 5), -3, 4)])
+def _(x):
+    return lax.clamp(jnp.float32(-1.0), x, jnp.float32(1.0))
+
+
+@case("clamp_arrays", lambda rng: [f32(rng, (3, 4), -1, 0), f32(rng, (3, 4), -2, 2), f32(rng, (3, 4), 0, 1)])
+def _(lo, x, hi):
+    return lax.clamp(lo, x, hi)
+
+
+@case("clamp_edges", edged(-3, 3, extra=(5.0, -5.0)))
+def _(x):
+    return lax.clamp(jnp.float32(-2.0), x, jnp.float32(2.0))
+
+
+@case("iota_full", lambda rng: [f32(rng, (2, 3))])
+def _(x):
+    return (lax.broadcasted_iota(jnp.int32, (2, 3), 1), lax.broadcasted_iota(jnp.float32, (2, 3), 0),
+            lax.full((2, 2), 1.5, jnp.float32), lax.full_like(x, 2.0),
+            x + lax.full_like(x, 1.0))
+
+
+@case("expand_collapse", lambda rng: [f32(rng, (2, 3, 4))])
+def _(x):
+    return (lax.expand_dims(x, (0, 2)), lax.expand_dims(x, (-1,)), lax.collapse(x, 0, 2),
+            lax.collapse(x, 1, None))
+
+
+@case("slice_index_in_dim", lambda rng: [f32(rng, (4, 5))])
+def _(x):
+    return (lax.slice_in_dim(x, 1, 4, 2, 1), lax.slice_in_dim(x, -3, None, 1, 0),
+            lax.slice_in_dim(x, None, -1, 1, 1), lax.index_in_dim(x, -1, 1, False),
+            lax.index_in_dim(x, 2, 0, True))
+
+
+@case("dynamic_in_dim", lambda rng: [f32(rng, (4, 5)), f32(rng, (4, 2)), f32(rng, (5,))])
+def _(x, u, r):
+    i = jnp.int32(1)
+    big = jnp.int32(9)
+    return (lax.dynamic_slice_in_dim(x, i, 2, 1), lax.dynamic_slice_in_dim(x, big, 2, 0),
+            lax.dynamic_index_in_dim(x, i, 0, False), lax.dynamic_index_in_dim(x, jnp.int32(3), 1, True),
+            lax.dynamic_update_slice_in_dim(x, u, jnp.int32(2), 1),
+            lax.dynamic_update_index_in_dim(x, r, jnp.int32(2), 0),
+            lax.dynamic_update_index_in_dim(x, r[None], big, 0))
+
+
+@case(
+    "reduce_precision_edges",
+    lambda rng: [with_edges(f32(rng, (3, 5), -3, 3), EDGES + (1e-39, 3.3e38, 65520.0, 1.00390625, 1.01171875, 6e-8, 1e-5))],
+)
+def _(x):
+    return (lax.reduce_precision(x, exponent_bits=8, mantissa_bits=7),
+            lax.reduce_precision(x, exponent_bits=5, mantissa_bits=10),
+            lax.reduce_precision(x, exponent_bits=4, mantissa_bits=3),
+            lax.reduce_precision(x, exponent_bits=8, mantissa_bits=23))
+
+
+@case("reduce_precision_f64", lambda rng: [f64(rng, (2, 4), -1e3, 1e3)], x64=True)
+def _(x):
+    return (lax.reduce_precision(x, exponent_bits=8, mantissa_bits=23),
+            lax.reduce_precision(x, exponent_bits=11, mantissa_bits=10))

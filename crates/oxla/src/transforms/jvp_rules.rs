@@ -126,6 +126,11 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
         Expm1 => lax::mul(t, &lax::add(y, &c(1.0, y))),
         Exp2 => lax::mul(&c(std::f64::consts::LN_2, x), &lax::mul(t, y)),
         Square => lax::mul(t, &lax::mul(&c(2.0, x), x)),
+        // Linear, as JAX defines it: the tangent rounded the same way.
+        ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => lax::reduce_precision(t, exponent_bits, mantissa_bits),
         BesselI0e => lax::mul(
             t,
             &lax::sub(&lax::bessel_i1e(x), &lax::mul(&lax::sign(x), y)),

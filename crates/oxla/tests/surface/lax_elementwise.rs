@@ -9,7 +9,10 @@
 //! selection around the edge inputs: `copysign_edges`, `fmax_fmin_edges`,
 //! `heaviside_edges`, `nan_to_num_edges`, `igamma_edges`), so that the finite-difference objective is NaN
 //! while the cotangents are not; and the rounding rows (`round_methods`, `numpy_round`,
-//! `numpy_round_decimals`), piecewise constant with inputs on or near the jumps.
+//! `numpy_round_decimals`), piecewise constant with inputs on or near the jumps;
+//! `clamp_ties`/`clamp_edges` (inputs on the interval's ends, where JAX's derivative is 0,
+//! and NaN); `reduce_precision_*`, piecewise constant but linear by JAX's definition (its
+//! derivative is `reduce_precision` of the tangent).
 //!
 //! Deviation: oxla's `div` differentiates `x / y` as `-(t / y) * (x / y)` where JAX has
 //! `-t * x * y^-2`, which overflows in f32 for `|y|` past about `1.8e19`; cotangents of
@@ -18,6 +21,7 @@
 
 use oxla::lax::{self, RoundingMethod};
 use oxla::numpy as jnp;
+use oxla::DType;
 
 surface! {
     erf_edges: |a| vec![lax::erf(&a[0])];
@@ -162,7 +166,69 @@ surface! {
     bessel_edges: |a| vec![lax::bessel_i0e(&a[0]), lax::bessel_i1e(&a[0])];
     bessel_f64: |a| vec![lax::bessel_i0e(&a[0]), lax::bessel_i1e(&a[0])];
     erf_inv_edges: |a| vec![lax::erf_inv(&a[0])];
+    clamp_ties [nofd]: |a| vec![lax::clamp(&c(-1.0, &a[0]), &a[0], &c(1.0, &a[0]))];
+    clamp_arrays: |a| vec![lax::clamp(&a[0], &a[1], &a[2])];
+    clamp_edges [nofd]: |a| vec![lax::clamp(&c(-2.0, &a[0]), &a[0], &c(2.0, &a[0]))];
+    iota_full: |a| {
+        let x = &a[0];
+        vec![
+            lax::broadcasted_iota(DType::I32, &[2, 3], 1),
+            lax::broadcasted_iota(DType::F32, &[2, 3], 0),
+            lax::full(&[2, 2], 1.5, DType::F32),
+            lax::full_like(x, 2.0),
+            x + &lax::full_like(x, 1.0),
+        ]
+    };
+    expand_collapse: |a| {
+        let x = &a[0];
+        vec![
+            lax::expand_dims(x, &[0, 2]),
+            lax::expand_dims(x, &[-1]),
+            lax::collapse(x, 0, Some(2)),
+            lax::collapse(x, 1, None),
+        ]
+    };
+    slice_index_in_dim: |a| {
+        let x = &a[0];
+        vec![
+            lax::slice_in_dim(x, Some(1), Some(4), 2, 1),
+            lax::slice_in_dim(x, Some(-3), None, 1, 0),
+            lax::slice_in_dim(x, None, Some(-1), 1, 1),
+            lax::index_in_dim(x, -1, 1, false),
+            lax::index_in_dim(x, 2, 0, true),
+        ]
+    };
+    dynamic_in_dim: |a| {
+        let (x, u, r) = (&a[0], &a[1], &a[2]);
+        let i = |v: i32| jnp::array(&[v], &[]);
+        vec![
+            lax::dynamic_slice_in_dim(x, &i(1), 2, 1),
+            lax::dynamic_slice_in_dim(x, &i(9), 2, 0),
+            lax::dynamic_index_in_dim(x, &i(1), 0, false),
+            lax::dynamic_index_in_dim(x, &i(3), 1, true),
+            lax::dynamic_update_slice_in_dim(x, u, &i(2), 1),
+            lax::dynamic_update_index_in_dim(x, r, &i(2), 0),
+            lax::dynamic_update_index_in_dim(x, &lax::expand_dims(r, &[0]), &i(9), 0),
+        ]
+    };
+    reduce_precision_edges [nofd]: |a| {
+        let x = &a[0];
+        vec![
+            lax::reduce_precision(x, 8, 7),
+            lax::reduce_precision(x, 5, 10),
+            lax::reduce_precision(x, 4, 3),
+            lax::reduce_precision(x, 8, 23),
+        ]
+    };
+    reduce_precision_f64 [nofd]: |a| {
+        vec![lax::reduce_precision(&a[0], 8, 23), lax::reduce_precision(&a[0], 11, 10)]
+    };
     gcd_lcm: |a| vec![jnp::gcd(&a[0], &a[1]), jnp::lcm(&a[0], &a[1]), jnp::gcd(&a[0], 6)];
+}
+
+/// A rank-0 tensor of `like`'s dtype.
+fn c(v: f64, like: &oxla::Tensor) -> oxla::Tensor {
+    lax::full(&[], v, like.dtype())
 }
 
 /// The lax and numpy shifts of `x` by `s`.

@@ -9,6 +9,13 @@ impl Prim {
         let mut p: Vec<(&'static str, String)> = match self {
             Prim::Unary(UnaryOp::Round) => vec![("rounding_method", "0".into())],
             Prim::Unary(UnaryOp::RoundEven) => vec![("rounding_method", "1".into())],
+            Prim::Unary(UnaryOp::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            }) => vec![
+                ("exponent_bits", exponent_bits.to_string()),
+                ("mantissa_bits", mantissa_bits.to_string()),
+            ],
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::SelectN

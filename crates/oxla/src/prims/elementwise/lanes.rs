@@ -159,6 +159,15 @@ multiversion! {
             Expm1 => wide_map!(f64::exp_m1),
             Exp2 => wide_map!(f64::exp2),
             RoundEven => wide_map!(f64::round_ties_even),
+            ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => float_map!(|v: T| T::from_bits64(math::reduce_precision(
+                v.to_bits64(),
+                T::DTYPE,
+                exponent_bits,
+                mantissa_bits
+            ))),
             BesselI0e => wide_map!(math::bessel_i0e),
             BesselI1e => wide_map!(math::bessel_i1e),
             Square => num_map!(|v: T| v.mul(v)),

@@ -89,6 +89,13 @@ pub enum UnaryOp {
     BesselI0e,
     /// `e^-|x| I_1(x)`, the scaled modified Bessel function of order 1.
     BesselI1e,
+    /// Rounds to a float format of `exponent_bits` and `mantissa_bits` (as XLA does).
+    ReducePrecision {
+        /// The exponent bits kept.
+        exponent_bits: u32,
+        /// The mantissa bits kept.
+        mantissa_bits: u32,
+    },
 }
 
 /// Elementwise primitives of two operands.
@@ -229,6 +236,7 @@ impl UnaryOp {
             Clz => "clz",
             BesselI0e => "bessel_i0e",
             BesselI1e => "bessel_i1e",
+            ReducePrecision { .. } => "reduce_precision",
         }
     }
 
@@ -238,10 +246,40 @@ impl UnaryOp {
             Neg | Abs | Sign | Square => Class::Numeric,
             Not => Class::IntOrBool,
             PopulationCount | Clz => Class::Int,
-            Exp | Log | Log1p | Sin | Cos | Tanh | Logistic | Sqrt | Cbrt | Rsqrt | Floor
-            | Ceil | Round | ErfInv | IsFinite | Erf | Erfc | Lgamma | Digamma | Tan | Asin
-            | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Expm1 | Exp2 | RoundEven
-            | BesselI0e | BesselI1e => Class::Float,
+            Exp
+            | Log
+            | Log1p
+            | Sin
+            | Cos
+            | Tanh
+            | Logistic
+            | Sqrt
+            | Cbrt
+            | Rsqrt
+            | Floor
+            | Ceil
+            | Round
+            | ErfInv
+            | IsFinite
+            | Erf
+            | Erfc
+            | Lgamma
+            | Digamma
+            | Tan
+            | Asin
+            | Acos
+            | Atan
+            | Sinh
+            | Cosh
+            | Asinh
+            | Acosh
+            | Atanh
+            | Expm1
+            | Exp2
+            | RoundEven
+            | BesselI0e
+            | BesselI1e
+            | ReducePrecision { .. } => Class::Float,
         }
     }
 }

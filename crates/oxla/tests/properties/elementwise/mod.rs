@@ -112,6 +112,31 @@ fn lax_unary(op: UnaryOp, x: &Tensor) -> Tensor {
         U::Not => lax::not(x),
         U::ErfInv => lax::erf_inv(x),
         U::IsFinite => lax::is_finite(x),
+        U::Erf => lax::erf(x),
+        U::Erfc => lax::erfc(x),
+        U::Lgamma => lax::lgamma(x),
+        U::Digamma => lax::digamma(x),
+        U::Tan => lax::tan(x),
+        U::Asin => lax::asin(x),
+        U::Acos => lax::acos(x),
+        U::Atan => lax::atan(x),
+        U::Sinh => lax::sinh(x),
+        U::Cosh => lax::cosh(x),
+        U::Asinh => lax::asinh(x),
+        U::Acosh => lax::acosh(x),
+        U::Atanh => lax::atanh(x),
+        U::Expm1 => lax::expm1(x),
+        U::Exp2 => lax::exp2(x),
+        U::Square => lax::square(x),
+        U::RoundEven => lax::round_with(x, lax::RoundingMethod::ToNearestEven),
+        U::PopulationCount => lax::population_count(x),
+        U::Clz => lax::clz(x),
+        U::BesselI0e => lax::bessel_i0e(x),
+        U::BesselI1e => lax::bessel_i1e(x),
+        U::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => lax::reduce_precision(x, exponent_bits, mantissa_bits),
     }
 }
 
@@ -137,6 +162,14 @@ fn lax_binary(op: BinaryOp, x: &Tensor, y: &Tensor) -> Tensor {
         B::Xor => lax::xor(x, y),
         B::ShiftLeft => lax::shift_left(x, y),
         B::ShiftRightLogical => lax::shift_right_logical(x, y),
+        B::Polygamma => lax::polygamma(x, y),
+        B::Zeta => lax::zeta(x, y),
+        B::Atan2 => lax::atan2(x, y),
+        B::ShiftRightArithmetic => lax::shift_right_arithmetic(x, y),
+        B::Igamma => lax::igamma(x, y),
+        B::Igammac => lax::igammac(x, y),
+        B::IgammaGradA => lax::igamma_grad_a(x, y),
+        B::RandomGammaGrad => lax::random_gamma_grad(x, y),
     }
 }
 
