@@ -28,8 +28,10 @@ mod axis;
 mod bitwise;
 mod creation;
 mod diag;
+mod edit;
 mod einsum;
 mod elementwise;
+mod grid;
 mod index;
 mod join;
 pub mod linalg;
@@ -53,8 +55,10 @@ pub use diag::{
     diag, diagflat, diagonal, fill_diagonal, trace, tri, tril, tril_indices, tril_indices_from,
     triu, triu_indices, triu_indices_from,
 };
+pub use edit::{delete, ediff1d, insert, pad_mode, rollaxis, select, unstack, PadMode};
 pub use einsum::einsum;
 pub use elementwise::*;
+pub use grid::{broadcast_arrays, broadcast_shapes, identity, indices, unravel_index};
 pub use index::{ix_, s, At, AtMode, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use join::{
     append, array_split, column_stack, diff, dsplit, dstack, hsplit, hstack, meshgrid, split,
