@@ -9,9 +9,11 @@
 
 #[path = "../../crates/oxla/examples/cli/mod.rs"]
 mod cli;
+mod cnn;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 
+mod surface;
 mod workloads;
 
 use std::path::{Path, PathBuf};

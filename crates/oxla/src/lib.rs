@@ -40,6 +40,7 @@ pub mod numpy;
 mod ops;
 pub mod prims;
 pub mod random;
+pub mod scipy;
 pub mod transforms;
 
 pub use array::{get_printoptions, printoptions, set_printoptions, Array, DType, PrintOptions};

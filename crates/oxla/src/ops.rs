@@ -4,13 +4,25 @@
 //! [`numpy`](crate::numpy) layer adds promotion and broadcasting on top. Each records the
 //! caller's source line in the traced equation.
 
+mod conv;
+
 use std::panic::Location;
 
 use crate::array::{DType, Shape};
 use crate::core::{bind, Prim, Tensor};
+pub(crate) use conv::conv_with_params;
+pub use conv::{
+    conv_dimension_numbers, conv_general_dilated, padtype_to_pads, ConvDimensionNumbers,
+    ConvLayout, Padding,
+};
+
 use crate::prims::{
     ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
+
+mod linalg;
+pub(crate) use linalg::linalg_prim;
+pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
 
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {
@@ -33,6 +45,40 @@ unary!(
     logistic => Logistic, sqrt => Sqrt, cbrt => Cbrt, rsqrt => Rsqrt, abs => Abs, sign => Sign,
     floor => Floor, ceil => Ceil, round => Round, not => Not, erf_inv => ErfInv, is_finite => IsFinite,
 );
+unary!(erf => Erf, erfc => Erfc, lgamma => Lgamma, digamma => Digamma);
+unary!(
+    tan => Tan, asin => Asin, acos => Acos, atan => Atan, sinh => Sinh, cosh => Cosh,
+    asinh => Asinh, acosh => Acosh, atanh => Atanh, expm1 => Expm1, exp2 => Exp2,
+    square => Square, population_count => PopulationCount, clz => Clz,
+    bessel_i0e => BesselI0e, bessel_i1e => BesselI1e,
+);
+
+/// How [`round_with`] rounds values halfway between two integers (JAX's
+/// `lax.RoundingMethod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundingMethod {
+    /// Away from zero (`0.5 -> 1`, `-0.5 -> -1`): [`round`]'s.
+    AwayFromZero,
+    /// To the even neighbour (`0.5 -> 0`, `1.5 -> 2`), as numpy rounds.
+    ToNearestEven,
+}
+
+/// The `round` primitive with its `rounding_method` (JAX's `lax.round(x, rounding_method)`;
+/// [`round`] is `AwayFromZero`).
+#[track_caller]
+pub fn round_with(x: &Tensor, rounding_method: RoundingMethod) -> Tensor {
+    let op = match rounding_method {
+        RoundingMethod::AwayFromZero => UnaryOp::Round,
+        RoundingMethod::ToNearestEven => UnaryOp::RoundEven,
+    };
+    bind1(Prim::Unary(op), std::slice::from_ref(x))
+}
+
+/// `1 / x`, as JAX's `lax.reciprocal`: `integer_pow(x, -1)`.
+#[track_caller]
+pub fn reciprocal(x: &Tensor) -> Tensor {
+    integer_pow(x, -1)
+}
 
 macro_rules! binary {
     ($($name:ident => $op:ident),* $(,)?) => {$(
@@ -49,6 +95,11 @@ binary!(
     min => Min, nextafter => Nextafter, eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt,
     ge => Ge, and => And, or => Or, xor => Xor, shift_left => ShiftLeft,
     shift_right_logical => ShiftRightLogical,
+);
+binary!(
+    polygamma => Polygamma, zeta => Zeta, atan2 => Atan2,
+    shift_right_arithmetic => ShiftRightArithmetic, igamma => Igamma, igammac => Igammac,
+    igamma_grad_a => IgammaGradA, random_gamma_grad => RandomGammaGrad,
 );
 
 /// `x` itself, as a constant to differentiation: its derivative is zero under `grad`,
@@ -342,4 +393,56 @@ pub fn threefry2x32(k0: &Tensor, k1: &Tensor, x0: &Tensor, x1: &Tensor) -> (Tens
     let y1 = r.pop().expect("two results");
     let y0 = r.pop().expect("two results");
     (y0, y1)
+}
+
+macro_rules! reductions {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        #[doc = concat!("The `", stringify!($name), "` primitive over `axes` (JAX's `lax.",
+                        stringify!($name), "`): [`reduce`] with that monoid.")]
+        #[track_caller]
+        pub fn $name(x: &Tensor, axes: &[usize]) -> Tensor {
+            reduce(x, ReduceOp::$op, axes)
+        }
+    )*};
+}
+reductions!(
+    reduce_sum => Sum, reduce_prod => Prod, reduce_max => Max, reduce_min => Min,
+    reduce_and => And, reduce_or => Or,
+);
+
+/// Index of the first maximum along `axis`, as `index_dtype` (JAX's `lax.argmax`).
+#[track_caller]
+pub fn argmax(x: &Tensor, axis: usize, index_dtype: DType) -> Tensor {
+    arg_reduce(x, ArgOp::Max, axis, index_dtype)
+}
+
+/// Index of the first minimum along `axis`, as `index_dtype` (JAX's `lax.argmin`).
+#[track_caller]
+pub fn argmin(x: &Tensor, axis: usize, index_dtype: DType) -> Tensor {
+    arg_reduce(x, ArgOp::Min, axis, index_dtype)
+}
+
+/// Bitwise (or, for bools, logical) and: JAX's `lax.bitwise_and`, the `and` primitive.
+#[track_caller]
+pub fn bitwise_and(x: &Tensor, y: &Tensor) -> Tensor {
+    and(x, y)
+}
+
+/// Bitwise (or, for bools, logical) or: JAX's `lax.bitwise_or`, the `or` primitive.
+#[track_caller]
+pub fn bitwise_or(x: &Tensor, y: &Tensor) -> Tensor {
+    or(x, y)
+}
+
+/// Bitwise (or, for bools, logical) exclusive or: JAX's `lax.bitwise_xor`, the `xor`
+/// primitive.
+#[track_caller]
+pub fn bitwise_xor(x: &Tensor, y: &Tensor) -> Tensor {
+    xor(x, y)
+}
+
+/// Bitwise (or, for bools, logical) not: JAX's `lax.bitwise_not`, the `not` primitive.
+#[track_caller]
+pub fn bitwise_not(x: &Tensor) -> Tensor {
+    not(x)
 }

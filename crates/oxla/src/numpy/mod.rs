@@ -26,6 +26,8 @@
 
 mod axis;
 mod bitwise;
+mod calculus;
+mod convolve;
 mod creation;
 mod diag;
 mod edit;
@@ -37,17 +39,22 @@ mod join;
 pub mod linalg;
 mod matrix_products;
 mod ops;
+mod polynomial;
 mod products;
 mod rearrange;
 mod reductions;
 mod shape;
 mod take;
+mod ufuncs;
+mod windows;
 
 pub use axis::{keepdims, Axis};
 pub use bitwise::{
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
     logical_or, logical_xor,
 };
+pub use calculus::{array_equal, array_equiv, gradient, trapezoid, unwrap};
+pub use convolve::{convolve, correlate};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
@@ -66,6 +73,7 @@ pub use join::{
 };
 pub use matrix_products::{dot, matmul};
 pub use ops::Dim;
+pub use polynomial::{poly, polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use products::{inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensordotAxes};
 pub use rearrange::{
     atleast_1d, atleast_2d, atleast_3d, flip, fliplr, flipud, moveaxis, repeat, rot90, swapaxes,
@@ -79,6 +87,9 @@ pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
 pub use take::{take, take_along_axis, TakeMode};
+pub use ufuncs::*;
+
+pub use windows::{bartlett, blackman, hamming, hanning};
 
 use crate::array::{Array, DType, Kind};
 use crate::core::Tensor;

@@ -85,9 +85,11 @@ macro_rules! surface {
 mod conv;
 mod lax_cumulative;
 mod lax_elementwise;
+mod lax_reduce;
 mod linalg;
 mod nn;
 mod numpy;
+mod numpy_misc;
 mod numpy_shape;
 mod numpy_stats;
 mod random;

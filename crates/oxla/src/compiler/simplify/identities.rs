@@ -70,7 +70,15 @@ impl Pass {
                     | BinaryOp::Or
                     | BinaryOp::Xor
                     | BinaryOp::ShiftLeft
-                    | BinaryOp::ShiftRightLogical => (None, None),
+                    | BinaryOp::ShiftRightLogical
+                    | BinaryOp::Polygamma
+                    | BinaryOp::Zeta
+                    | BinaryOp::Atan2
+                    | BinaryOp::ShiftRightArithmetic
+                    | BinaryOp::Igamma
+                    | BinaryOp::Igammac
+                    | BinaryOp::IgammaGradA
+                    | BinaryOp::RandomGammaGrad => (None, None),
                 };
                 if right.is_some() && sb == right && same(a) {
                     Some(a.clone())
@@ -127,7 +135,9 @@ impl Pass {
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)
-            | Prim::DebugCallback(_) => None,
+            | Prim::DebugCallback(_)
+            | Prim::ConvGeneralDilated(_) => None,
+            Prim::Linalg(_) => None,
         };
         match pick {
             Some(a) => {

@@ -345,7 +345,7 @@ impl ControlFlow for ScanSpec {
         ops.extend(fy.iter().map(|&k| ct(k)));
         let nxb = ops.len() - ncb;
         ops.extend(ins[nc + nx..].iter().cloned());
-        let fx: Vec<usize> = (nc..nc + nx).filter(|&i| float(i)).collect();
+        let fx: Vec<usize> = (nc..nc + nx).filter(|&i| float(i) && active[i]).collect();
         let body = self.trace(&ops, ncb, nxb, |xs| {
             let (ct_c, rest) = xs.split_at(fc.len());
             let (ct_k, rest) = rest.split_at(fk.len());
@@ -362,7 +362,7 @@ impl ControlFlow for ScanSpec {
             for (t, &k) in ct_y.iter().zip(&fy) {
                 c[k] = Some(t.clone());
             }
-            let act: Vec<bool> = (0..na).map(float).collect();
+            let act: Vec<bool> = (0..na).map(|i| float(i) && (i < nc || active[i])).collect();
             let g = vjp_jaxpr(&self.body, &p, &act, &c);
             let grad = |i: usize| g[i].clone().unwrap_or_else(|| zeros_of_aval(&p[i]));
             let mut r: Vec<Tensor> = fc.iter().map(|&i| grad(i)).collect();
@@ -393,7 +393,7 @@ impl ControlFlow for ScanSpec {
             grads[i] = Some(t);
         }
         for (t, &i) in xs_cts.into_iter().zip(&fx) {
-            grads[i] = Some(t).filter(|_| active[i]);
+            grads[i] = Some(t);
         }
         grads
     }

@@ -130,7 +130,9 @@ impl Prim {
             | Prim::Sort { .. }
             | Prim::Threefry2x32
             | Prim::Control(_)
-            | Prim::DebugCallback(_) => Kind::Alone,
+            | Prim::DebugCallback(_)
+            | Prim::ConvGeneralDilated(_) => Kind::Alone,
+            Prim::Linalg(_) => Kind::Alone,
         }
     }
 

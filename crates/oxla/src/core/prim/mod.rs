@@ -20,7 +20,8 @@ use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{
-    ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
+    ArgOp, BinaryOp, ConvParams, GatherDims, GatherMode, LinalgOp, ReduceOp, ScatterDims,
+    ScatterOp, UnaryOp,
 };
 
 /// A primitive operation with its parameters.
@@ -180,6 +181,11 @@ pub enum Prim {
     /// JAX's `debug_callback`, printed as `debug_print` for `debug::print!`. It has no
     /// results; equality is by identity (see [`HostCallback`]).
     DebugCallback(Arc<HostCallback>),
+    /// XLA's convolution with strides, padding, dilations, layouts and groups.
+    ConvGeneralDilated(ConvParams),
+    /// A dense decomposition or triangular solve of `jax.lax.linalg` on the last two
+    /// dimensions (see [`LinalgOp`]).
+    Linalg(LinalgOp),
 }
 
 impl Prim {
@@ -214,6 +220,8 @@ impl Prim {
             Prim::Threefry2x32 => "threefry2x32",
             Prim::Control(c) => c.name(),
             Prim::DebugCallback(c) => c.name(),
+            Prim::ConvGeneralDilated(_) => "conv_general_dilated",
+            Prim::Linalg(op) => op.name(),
         }
     }
 }

@@ -78,6 +78,8 @@ impl Prim {
             Prim::Threefry2x32 => prims::elementwise::threefry_rule(inputs),
             Prim::Control(c) => c.abstract_eval(inputs),
             Prim::DebugCallback(_) => Ok(vec![]),
+            Prim::ConvGeneralDilated(p) => prims::conv::conv_rule(p, inputs),
+            Prim::Linalg(op) => prims::decomp::rule(*op, inputs),
         }
     }
 
@@ -212,6 +214,10 @@ impl Prim {
                 c.call(inputs);
                 vec![]
             }
+            Prim::ConvGeneralDilated(p) => {
+                vec![prims::conv::conv_general_dilated(&inputs[0], &inputs[1], p)]
+            }
+            Prim::Linalg(op) => prims::decomp::eval(*op, inputs),
         }
     }
 }

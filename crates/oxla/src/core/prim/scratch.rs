@@ -3,7 +3,7 @@
 
 use super::Prim;
 use crate::array::Aval;
-use crate::prims::{linalg, reduce, sort};
+use crate::prims::{conv, decomp, linalg, reduce, sort};
 
 impl Prim {
     /// The most bytes this primitive's eager kernel holds beyond its operands and results
@@ -54,6 +54,8 @@ impl Prim {
                 preferred_element_type,
             } => linalg::scratch_bytes(contracting, batch, *preferred_element_type, inputs),
             Prim::Sort { dimension, .. } => sort::scratch_bytes(inputs, *dimension),
+            Prim::ConvGeneralDilated(p) => conv::scratch_bytes(p, inputs),
+            Prim::Linalg(op) => decomp::scratch_bytes(*op, inputs),
         }
     }
 }

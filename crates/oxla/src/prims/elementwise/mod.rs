@@ -4,10 +4,12 @@
 //! - [`ops`]: the op enums, their names and dtypes, and the shape rules;
 //! - [`scalar`]: what each operation does to one element (JAX's semantics at the edges);
 //! - [`lanes`]: the kernels over runs of elements, and [`Lanewise`], the form fusion stores;
-//! - [`eager`]: the kernels over whole arrays, and `threefry2x32`.
+//! - [`eager`]: the kernels over whole arrays, and `threefry2x32`;
+//! - [`math`]: the special functions (error, gamma family, ...) in `f64`.
 
 mod eager;
 mod lanes;
+mod math;
 mod ops;
 mod scalar;
 

@@ -10,6 +10,7 @@
 //! rules of the shape operations; the elementwise and indexing families have their own
 //! files.
 
+mod conv;
 mod elementwise;
 mod indexing;
 
@@ -237,6 +238,18 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
                 .map(|(x, d)| front(x, *d, n))
                 .collect();
             let outs = lax::sort(&parts, dimension + 1, *num_keys);
+            let k = outs.len();
+            (outs, vec![Some(0); k])
+        }
+        Prim::ConvGeneralDilated(p) => conv::conv(args, dims, p, n),
+        Prim::Linalg(op) => {
+            // The decompositions batch over leading dimensions: the mapped axis goes first.
+            let parts: Vec<Tensor> = args
+                .iter()
+                .zip(dims)
+                .map(|(x, d)| front(x, *d, n))
+                .collect();
+            let outs = lax::linalg_prim(*op, &parts);
             let k = outs.len();
             (outs, vec![Some(0); k])
         }

@@ -1,0 +1,48 @@
+//! The workloads of the JAX surface (issue 18): programs that reach past the seeds for
+//! `lax.scan`, convolutions, linear algebra and FFTs.
+
+use oxla::{grad, jit, lax, numpy as jnp, random, Tensor};
+
+use crate::workloads::{seconds, Measure};
+
+/// The RNN's sizes: steps, batch, input and hidden widths (`quick`: 200 steps).
+pub fn rnn_sizes(quick: bool) -> [usize; 4] {
+    [if quick { 200 } else { 1000 }, 16, 32, 128]
+}
+
+type Rnn = (Tensor, Tensor, Tensor);
+
+/// The mean over steps of `sum(h * h)`, for `h = tanh(h @ wh + x @ wx + b)` scanned over `xs`.
+fn rnn_loss(((wh, wx, b), xs): (Rnn, Tensor)) -> Tensor {
+    let batch = xs.shape()[1];
+    let hidden = wh.shape()[0];
+    let step = move |(h, x): (Tensor, Tensor)| {
+        let h = jnp::tanh(jnp::matmul(&h, &wh) + jnp::matmul(&x, &wx) + &b);
+        let y = jnp::sum(&h * &h, None);
+        (h, y)
+    };
+    let (_, ys): (Tensor, Tensor) = lax::scan(step, jnp::zeros(&[batch, hidden]), xs).call();
+    jnp::mean(ys, None)
+}
+
+/// `jit(grad(loss))` of the RNN, as `bench/jax/rnn.py`: ten calls after the first, timed
+/// together; the checksum is the sum of the gradient of `wh`.
+pub fn rnn(quick: bool) -> Measure {
+    let [t, b, d, h] = rnn_sizes(quick);
+    let keys = random::split(&random::key(0), 3);
+    let params = (
+        random::normal(&keys.index(0), &[h, h]) * (1.0 / (h as f64).sqrt()),
+        random::normal(&keys.index(1), &[d, h]) * (1.0 / (d as f64).sqrt()),
+        jnp::zeros(&[h]),
+    );
+    let xs = random::normal(&keys.index(2), &[t, b, d]);
+    let g = jit(|(p, xs): (Rnn, Tensor)| grad(rnn_loss).call((p, xs)));
+    let first = g.call((params.clone(), xs.clone())).expect("compiles");
+    let n = 10;
+    let (s, _) = seconds(|| {
+        for _ in 0..n {
+            g.call((params.clone(), xs.clone())).expect("runs");
+        }
+    });
+    Measure::new(s / n as f64, Some(jnp::sum(&first.0, None).item()))
+}

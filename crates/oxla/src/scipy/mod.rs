@@ -1,0 +1,3 @@
+//! `jax.scipy`: the submodules oxla has, [`special`].
+
+pub mod special;
