@@ -263,3 +263,43 @@ def _():
     return (jnp.tril_indices(3), jnp.tril_indices(3, 1, 4), jnp.triu_indices(3, -1),
             jnp.triu_indices(2, 0, 3), jnp.tril_indices_from(jnp.zeros((2, 3)), -1),
             jnp.triu_indices_from(jnp.zeros((3, 2)), 1))
+
+
+# ---- editing, grids ------------------------------------------------------------------
+
+@case("pad_modes", lambda rng: [f32(rng, (2, 3))])
+def _(a):
+    return (jnp.pad(a, ((1, 2), (2, 1)), mode="edge"), jnp.pad(a, ((1, 1), (2, 4)), mode="reflect"),
+            jnp.pad(a, ((3, 0), (4, 5)), mode="symmetric"), jnp.pad(a, ((2, 3), (7, 1)), mode="wrap"),
+            jnp.pad(a[:1], ((0, 0), (2, 2)), mode="reflect"), jnp.pad(a, 2, mode="reflect"))
+
+
+@case("delete_insert", lambda rng: [f32(rng, (3, 4)), f32(rng, (2,))])
+def _(a, v):
+    return (jnp.delete(a, np.array([0, -1]), axis=1), jnp.delete(a, np.array([1, 1, 5])),
+            jnp.delete(a, np.array([], np.int32), axis=0),
+            jnp.insert(a, np.array([4, 1]), v, axis=1),
+            jnp.insert(a, np.array([0, -1]), 2.5), jnp.insert(v, np.array([2, 0, 2]), v[0]))
+
+
+@case("select", lambda rng: [f32(rng, (2, 3)), f32(rng, (3,)), i32(rng, (2, 3))])
+def _(a, b, w):
+    return (jnp.select([a > 0, b > 0], [a, b], 7), jnp.select([a > 0.5, a > 0], [a, w], b),
+            jnp.select([w > 0], [w]))
+
+
+@case("ediff1d", lambda rng: [f32(rng, (2, 3)), i32(rng, (4,))])
+def _(a, w):
+    return jnp.ediff1d(a), jnp.ediff1d(a, to_end=a[0], to_begin=1.5), jnp.ediff1d(w, to_begin=3.7)
+
+
+@case("rollaxis_unstack", lambda rng: [f32(rng, (2, 3, 4)), f32(rng, (0, 2))])
+def _(a, e):
+    return (jnp.rollaxis(a, 2), jnp.rollaxis(a, 0, 3), jnp.rollaxis(a, -1, -2), jnp.rollaxis(a, 1, 1),
+            jnp.unstack(a), jnp.unstack(a, axis=-1), jnp.unstack(e, axis=1))
+
+
+@case("grids", lambda rng: [np.array([[5, -1], [30, 0], [-9, 4]], np.int32), f32(rng, (3, 1)), f32(rng, (4,))])
+def _(i, x, y):
+    return (jnp.indices((2, 3)), jnp.indices((0, 2)), jnp.unravel_index(i, (2, 3)),
+            jnp.broadcast_arrays(x, y, i[:, :1]), jnp.identity(3))

@@ -31,8 +31,10 @@ mod convolve;
 mod creation;
 mod cumulative;
 mod diag;
+mod edit;
 mod einsum;
 mod elementwise;
+mod grid;
 mod index;
 mod join;
 pub mod linalg;
@@ -66,8 +68,10 @@ pub use diag::{
     diag, diagflat, diagonal, fill_diagonal, trace, tri, tril, tril_indices, tril_indices_from,
     triu, triu_indices, triu_indices_from,
 };
+pub use edit::{delete, ediff1d, insert, pad_mode, rollaxis, select, unstack, PadMode};
 pub use einsum::einsum;
 pub use elementwise::*;
+pub use grid::{broadcast_arrays, broadcast_shapes, identity, indices, unravel_index};
 pub use index::{ix_, s, At, AtMode, Ellipsis, Index, IndexItem, NewAxis, Slice};
 pub use join::{
     append, array_split, column_stack, diff, dsplit, dstack, hsplit, hstack, meshgrid, split,
@@ -93,6 +97,7 @@ pub use reductions::{
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
+pub use take::{take, take_along_axis, TakeMode};
 pub use ufuncs::*;
 
 pub use sorting::{

@@ -5,7 +5,7 @@
 //! values agree within the default tolerance. `take_flat_fill` and `take_along_axis_modes`
 //! fill out-of-bounds elements with NaN, whose finite differences are NaN: `nofd`.
 
-use oxla::numpy::{self as jnp, Indexing, Operand, TakeMode};
+use oxla::numpy::{self as jnp, Indexing, Operand, PadMode, TakeMode};
 
 surface! {
     einsum_matmul: |a| vec![jnp::einsum("ij,jk->ik", &[a[0].clone(), a[1].clone()])];
@@ -200,4 +200,47 @@ surface! {
         ];
         p.into_iter().flat_map(|(r, c)| [r, c]).collect()
     };
+    pad_modes: |a| vec![
+        jnp::pad_mode(&a[0], &[(1, 2), (2, 1)], PadMode::Edge),
+        jnp::pad_mode(&a[0], &[(1, 1), (2, 4)], PadMode::Reflect),
+        jnp::pad_mode(&a[0], &[(3, 0), (4, 5)], PadMode::Symmetric),
+        jnp::pad_mode(&a[0], &[(2, 3), (7, 1)], PadMode::Wrap),
+        jnp::pad_mode(a[0].index(..1), &[(0, 0), (2, 2)], PadMode::Reflect),
+        jnp::pad_mode(&a[0], &[(2, 2)], PadMode::Reflect),
+    ];
+    delete_insert: |a| vec![
+        jnp::delete(&a[0], &[0, -1], 1),
+        jnp::delete(&a[0], &[1, 1, 5], None),
+        jnp::delete(&a[0], &[], 0),
+        jnp::insert(&a[0], &[4, 1], &a[1], 1),
+        jnp::insert(&a[0], &[0, -1], 2.5, None),
+        jnp::insert(&a[1], &[2, 0, 2], a[1].index(0), None),
+    ];
+    select: |a| vec![
+        jnp::select(&[a[0].gt(0), a[1].gt(0)], &[a[0].clone(), a[1].clone()], 7),
+        jnp::select(&[a[0].gt(0.5), a[0].gt(0)], &[a[0].clone(), a[2].clone()], &a[1]),
+        jnp::select(&[a[2].gt(0)], &[a[2].clone()], 0),
+    ];
+    ediff1d: |a| vec![
+        jnp::ediff1d(&a[0], None, None),
+        jnp::ediff1d(&a[0], Some(a[0].index(0).into()), Some(1.5.into())),
+        jnp::ediff1d(&a[1], None, Some(3.7.into())),
+    ];
+    rollaxis_unstack: |a| [
+        vec![
+            jnp::rollaxis(&a[0], 2, 0),
+            jnp::rollaxis(&a[0], 0, 3),
+            jnp::rollaxis(&a[0], -1, -2),
+            jnp::rollaxis(&a[0], 1, 1),
+        ],
+        jnp::unstack(&a[0], 0),
+        jnp::unstack(&a[0], -1),
+        jnp::unstack(&a[1], 1),
+    ].concat();
+    grids: |a| [
+        vec![jnp::indices(&[2, 3]), jnp::indices(&[0, 2])],
+        jnp::unravel_index(&a[0], &[2, 3]),
+        jnp::broadcast_arrays(&[a[1].clone(), a[2].clone(), a[0].index((.., ..1))]),
+        vec![jnp::identity(3)],
+    ].concat();
 }
