@@ -105,7 +105,6 @@ pub use sorting::{
     partition, searchsorted,
 };
 pub use statistics::{average, corrcoef, count_nonzero, cov, ptp, std, var};
-pub use take::{take, take_along_axis, TakeMode};
 pub use windows::{bartlett, blackman, hamming, hanning};
 
 use crate::array::{Array, DType, Kind};
