@@ -24,12 +24,9 @@
 //! `novmap` (its case has no batch), `nofd` (finite differences do not apply: say why in the
 //! table's doc).
 
-#[allow(dead_code)]
 #[path = "../common/mod.rs"]
 mod common;
 
-// The options are the tables' vocabulary; a table may not use every one yet.
-#[allow(dead_code)]
 mod check;
 
 /// One module per row, with the four tests; `COVERED` lists the rows and `accounted_for`
