@@ -9,6 +9,7 @@
 
 #[path = "../../crates/oxla/examples/cli/mod.rs"]
 mod cli;
+mod cnn;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
-use crate::{seeds, surface};
+use crate::{cnn, seeds, surface};
 
 /// One measurement: seconds, a checksum to compare between the two sides, peak RSS.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,6 +181,48 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: surface::rnn,
         jax: |q| ("rnn.py", args(&surface::rnn_sizes(q))),
         parse: |t| parse_steady(t, "rnn"),
+    },
+    Workload {
+        name: "cnn-pegrad",
+        about:
+            "per-example gradients of a CNN (3x3 convs 1 -> 8 -> 16, 28x28), batch 256 (quick 64)",
+        target: "0.5",
+        unit: Unit::Seconds,
+        oxla: cnn::cnn_grad,
+        jax: |q| {
+            (
+                "cnn.py",
+                vec!["per_example".into(), cnn::cnn_batch(q).to_string()],
+            )
+        },
+        parse: |t| parse_steady(t, "cnn"),
+    },
+    Workload {
+        name: "conv-3x3",
+        about: "a 3x3 SAME convolution, NHWC 256x28x28x32 (quick batch 64), 32 -> 32",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: cnn::conv3x3,
+        jax: |q| {
+            let mut a = vec!["conv".to_string()];
+            a.extend(args(&cnn::conv_sizes(q)));
+            ("cnn.py", a)
+        },
+        parse: |t| parse_steady(t, "conv"),
+    },
+    Workload {
+        name: "spd-solve",
+        about: "jit(vmap(cholesky and solve)) of 1000 SPD 64x64 matrices (quick 200)",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: |q| spd_solve(spd_batch(q)),
+        jax: |q| ("linalg.py", args(&[spd_batch(q), 64])),
+        parse: |t| {
+            Some(Measure {
+                rss_mib: rss(t),
+                ..Measure::new(field(t, "steady_ms")? * 1e-3, field(t, "checksum"))
+            })
+        },
     },
 ];
 
@@ -363,6 +405,37 @@ fn first_call() -> Measure {
     let (x, y) = (jnp::ones(&[4]), jnp::ones(&[4]));
     let (s, _) = seconds(|| jit(tiny).call((x, y)).expect("runs"));
     Measure::new(s, None)
+}
+
+fn spd_batch(quick: bool) -> usize {
+    if quick {
+        200
+    } else {
+        1000
+    }
+}
+
+/// As the JAX script: `A A^T / n + I` from normal draws, then the Cholesky factor and the
+/// solution of `A x = b` for every matrix, ten calls timed together.
+fn spd_solve(batch: usize) -> Measure {
+    let n = 64;
+    let a = random::normal(&random::key(0), &[batch, n, n]);
+    let spd = jnp::matmul(&a, a.transpose([0, 2, 1])) / n as f64 + jnp::eye(n);
+    let b = random::normal(&random::key(1), &[batch, n]);
+    let f = jit(|(m, v): (Tensor, Tensor)| {
+        vmap(|(m, v): (Tensor, Tensor)| (jnp::linalg::cholesky(&m), jnp::linalg::solve(&m, &v)))
+            .call((m, v))
+    });
+    f.call((spd.clone(), b.clone())).expect("compiles");
+    let (s, (l, x)) = seconds(|| {
+        let mut r = None;
+        for _ in 0..10 {
+            r = Some(f.call((spd.clone(), b.clone())).expect("runs"));
+        }
+        r.expect("ten calls")
+    });
+    let checksum = l.sum(None).item() + x.sum(None).item();
+    Measure::new(s / 10.0, Some(checksum))
 }
 
 #[cfg(test)]

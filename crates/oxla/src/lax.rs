@@ -10,5 +10,7 @@ pub use crate::control::{
 };
 pub use crate::ops::*;
 pub use conv::{conv, conv_transpose, conv_with_general_padding};
+pub use windowed::{reduce_window, WindowReducer};
 
 mod conv;
+mod windowed;

@@ -20,6 +20,10 @@ use crate::prims::{
     ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
 
+mod linalg;
+pub(crate) use linalg::linalg_prim;
+pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
+
 #[track_caller]
 fn bind1(prim: Prim, inputs: &[Tensor]) -> Tensor {
     bind(prim, inputs, Location::caller())
@@ -42,6 +46,39 @@ unary!(
     floor => Floor, ceil => Ceil, round => Round, not => Not, erf_inv => ErfInv, is_finite => IsFinite,
 );
 unary!(erf => Erf, erfc => Erfc, lgamma => Lgamma, digamma => Digamma);
+unary!(
+    tan => Tan, asin => Asin, acos => Acos, atan => Atan, sinh => Sinh, cosh => Cosh,
+    asinh => Asinh, acosh => Acosh, atanh => Atanh, expm1 => Expm1, exp2 => Exp2,
+    square => Square, population_count => PopulationCount, clz => Clz,
+    bessel_i0e => BesselI0e, bessel_i1e => BesselI1e,
+);
+
+/// How [`round_with`] rounds values halfway between two integers (JAX's
+/// `lax.RoundingMethod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundingMethod {
+    /// Away from zero (`0.5 -> 1`, `-0.5 -> -1`): [`round`]'s.
+    AwayFromZero,
+    /// To the even neighbour (`0.5 -> 0`, `1.5 -> 2`), as numpy rounds.
+    ToNearestEven,
+}
+
+/// The `round` primitive with its `rounding_method` (JAX's `lax.round(x, rounding_method)`;
+/// [`round`] is `AwayFromZero`).
+#[track_caller]
+pub fn round_with(x: &Tensor, rounding_method: RoundingMethod) -> Tensor {
+    let op = match rounding_method {
+        RoundingMethod::AwayFromZero => UnaryOp::Round,
+        RoundingMethod::ToNearestEven => UnaryOp::RoundEven,
+    };
+    bind1(Prim::Unary(op), std::slice::from_ref(x))
+}
+
+/// `1 / x`, as JAX's `lax.reciprocal`: `integer_pow(x, -1)`.
+#[track_caller]
+pub fn reciprocal(x: &Tensor) -> Tensor {
+    integer_pow(x, -1)
+}
 
 macro_rules! binary {
     ($($name:ident => $op:ident),* $(,)?) => {$(
@@ -59,7 +96,11 @@ binary!(
     ge => Ge, and => And, or => Or, xor => Xor, shift_left => ShiftLeft,
     shift_right_logical => ShiftRightLogical,
 );
-binary!(polygamma => Polygamma, zeta => Zeta);
+binary!(
+    polygamma => Polygamma, zeta => Zeta, atan2 => Atan2,
+    shift_right_arithmetic => ShiftRightArithmetic, igamma => Igamma, igammac => Igammac,
+    igamma_grad_a => IgammaGradA, random_gamma_grad => RandomGammaGrad,
+);
 
 /// `x` itself, as a constant to differentiation: its derivative is zero under `grad`,
 /// `jvp` and `vjp`; `vmap` maps it and `jit` compiles it away.

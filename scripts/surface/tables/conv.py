@@ -141,3 +141,55 @@ _one_d("correlate_valid", jnp.correlate, 7, 3, "valid")
 _one_d("correlate_full", jnp.correlate, 5, 4, "full")
 _one_d("correlate_same", jnp.correlate, 6, 3, "same")
 _one_d("correlate_short_first", jnp.correlate, 3, 6, "full")
+
+
+def _window(name, shape, init, comp, dims, strides, padding, base=None, wdil=None, inputs=f32, **kw):
+    def fn(x):
+        return lax.reduce_window(x, init, comp, dims, strides, padding, base, wdil)
+
+    case(name, lambda rng: [inputs(rng, shape)], **kw)(fn)
+
+
+_window("reduce_window_max_pool", (2, 6, 6, 3), -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+_window("reduce_window_max_same", (5, 7), -jnp.inf, lax.max, (3, 3), (2, 2), "SAME")
+_window(
+    "reduce_window_max_padded_dilated",
+    (6, 5),
+    -jnp.inf,
+    lax.max,
+    (2, 2),
+    (1, 2),
+    ((1, 0), (1, 1)),
+    (2, 1),
+)
+_window("reduce_window_min_padding", (5, 6), jnp.inf, lax.min, (2, 3), (1, 2), ((1, 0), (2, 1)))
+_window("reduce_window_min_same_1d", (9,), jnp.inf, lax.min, (3,), (2,), "SAME")
+_window("reduce_window_sum_pool", (2, 3, 6, 6), 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2), "SAME")
+_window(
+    "reduce_window_sum_dilations",
+    (4, 5),
+    0.0,
+    lax.add,
+    (2, 2),
+    (1, 1),
+    ((1, 1), (0, 0)),
+    (2, 1),
+    (1, 2),
+)
+_window("reduce_window_sum_3d", (4, 3, 5), 0.0, lax.add, (2, 2, 3), (2, 1, 2), "VALID")
+_window("reduce_window_sum_negative_padding", (6, 5), 0.0, lax.add, (2, 2), (2, 1), ((-1, 1), (0, -1)))
+# Ties: the derivative goes to each window's first maximum (JAX's select_and_scatter_add);
+# finite differences do not apply at a tie.
+_window("reduce_window_max_ties", (6, 6), -jnp.inf, lax.max, (3, 3), (1, 1), "SAME", inputs=ties_f32)
+_window("reduce_window_min_ties", (7,), jnp.inf, lax.min, (3,), (2,), "VALID", inputs=ties_f32)
+_window(
+    "reduce_window_max_int",
+    (5, 5),
+    np.iinfo(np.int32).min,
+    lax.max,
+    (2, 2),
+    (1, 2),
+    "SAME",
+    inputs=i32,
+    grad=False,
+)

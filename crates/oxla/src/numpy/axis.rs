@@ -158,6 +158,20 @@ impl Axis {
         v
     }
 
+    /// The axes of a rank-`ndim` array in the order written (`None`: all of them); panics
+    /// as [`Axis::resolve`] does.
+    #[track_caller]
+    pub(crate) fn resolve_ordered(&self, ndim: usize, what: &str) -> Vec<usize> {
+        let sorted = self.resolve(ndim, what);
+        match self.written() {
+            None => sorted,
+            Some(a) => a
+                .iter()
+                .map(|&d| d.rem_euclid(ndim.max(1) as isize) as usize)
+                .collect(),
+        }
+    }
+
     /// The axes as written (`None`: none given), for a function that takes no `keepdims`.
     #[track_caller]
     pub(crate) fn list(&self, what: &str) -> Option<Vec<isize>> {

@@ -26,29 +26,55 @@
 
 mod axis;
 mod bitwise;
+mod calculus;
 mod convolve;
 mod creation;
+mod diag;
+mod einsum;
 mod elementwise;
 mod index;
+mod join;
 pub mod linalg;
 mod matrix_products;
 mod ops;
+mod polynomial;
+mod products;
+mod rearrange;
 mod reductions;
 mod shape;
+mod take;
+mod ufuncs;
+mod windows;
 
 pub use axis::{keepdims, Axis};
 pub use bitwise::{
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
     logical_or, logical_xor,
 };
+pub use calculus::{array_equal, array_equiv, gradient, trapezoid, unwrap};
 pub use convolve::{convolve, correlate};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
+pub use diag::{
+    diag, diagflat, diagonal, fill_diagonal, trace, tri, tril, tril_indices, tril_indices_from,
+    triu, triu_indices, triu_indices_from,
+};
+pub use einsum::einsum;
 pub use elementwise::*;
 pub use index::{ix_, s, At, AtMode, Ellipsis, Index, IndexItem, NewAxis, Slice};
+pub use join::{
+    append, array_split, column_stack, diff, dsplit, dstack, hsplit, hstack, meshgrid, split,
+    vsplit, vstack, Indexing, SplitAt,
+};
 pub use matrix_products::{dot, matmul};
 pub use ops::Dim;
+pub use polynomial::{poly, polyadd, polyder, polyint, polymul, polysub, polyval, vander};
+pub use products::{inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensordotAxes};
+pub use rearrange::{
+    atleast_1d, atleast_2d, atleast_3d, flip, fliplr, flipud, moveaxis, repeat, rot90, swapaxes,
+    tile, Repeats,
+};
 pub(crate) use reductions::max_keepdims_initial;
 pub use reductions::{
     all, allclose, any, argmax, argmin, cumsum, isclose, max, mean, min, prod, sort, sum,
@@ -56,6 +82,10 @@ pub use reductions::{
 pub use shape::{
     broadcast_to, concatenate, expand_dims, pad, ravel, reshape, roll, squeeze, stack, transpose,
 };
+pub use ufuncs::*;
+
+pub use take::{take, take_along_axis, TakeMode};
+pub use windows::{bartlett, blackman, hamming, hanning};
 
 use crate::array::{Array, DType, Kind};
 use crate::core::Tensor;

@@ -7,6 +7,7 @@
 
 mod broadcast;
 pub(crate) mod conv;
+pub(crate) mod decomp;
 pub(crate) mod elementwise;
 pub(crate) mod indexing;
 pub(crate) mod isa;
@@ -19,11 +20,12 @@ mod skinny;
 pub(crate) mod sort;
 pub(crate) mod special;
 pub(crate) mod threefry;
-mod view;
+pub(crate) mod view;
 
 use crate::array::Aval;
 
 pub use conv::{ConvDimensionNumbers, ConvParams};
+pub use decomp::LinalgOp;
 pub(crate) use elementwise::{broadcast_shapes, Lanewise};
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use indexing::{GatherDims, GatherMode, ScatterDims, ScatterOp};

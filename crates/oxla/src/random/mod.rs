@@ -11,10 +11,24 @@
 //! assert_eq!(x.to_vec::<f32>(), vec![1.6226422, 2.0252647, -0.43359444]);
 //! ```
 
+mod continuous;
+mod discrete;
+mod gamma;
+mod keys;
 #[cfg(test)]
 mod reference;
 #[cfg(test)]
 mod reference_tests;
+
+pub use continuous::{
+    cauchy, exponential, gumbel, laplace, logistic, lognormal, maxwell, pareto, rayleigh,
+    triangular, truncated_normal, wald, weibull_min,
+};
+pub use discrete::{
+    bernoulli_p, categorical, choice, choice_n, geometric, permutation, permutation_n, rademacher,
+};
+pub use gamma::{beta, chisquare, dirichlet, gamma, loggamma, t};
+pub use keys::{clone, key_data, prng_key, wrap_key_data};
 
 use crate::array::DType;
 use crate::core::Tensor;
@@ -63,6 +77,21 @@ pub fn split(key: &Tensor, num: usize) -> Tensor {
     let (y0, y1) = hash_counters(key, num);
     let col = |y: &Tensor| lax::broadcast_in_dim(y, &[num, 1], &[0]);
     lax::concatenate(&[col(&y0), col(&y1)], 1)
+}
+
+/// `a * b + c` of `f32` tensors rounded once, as XLA:CPU's fused multiply-add gives it
+/// (the product of two `f32` is exact in `f64`).
+fn fma(a: &Tensor, b: &Tensor, c: &Tensor) -> Tensor {
+    let w = |t: &Tensor| jnp::astype(t, DType::F64);
+    jnp::astype(lax::add(&lax::mul(&w(a), &w(b)), &w(c)), DType::F32)
+}
+
+/// The two keys of `split(key, 2)`.
+#[track_caller]
+fn split2(key: &Tensor) -> (Tensor, Tensor) {
+    let ks = split(key, 2);
+    let at = |i: usize| lax::reshape(&lax::slice(&ks, &[i, 0], &[i + 1, 2], None), &[2]);
+    (at(0), at(1))
 }
 
 /// A key derived from `key` and `data` (`jax.random.fold_in`).
@@ -237,10 +266,9 @@ pub fn randint(key: &Tensor, shape: &[usize], minval: i64, maxval: i64) -> Tenso
     } else if out_of_range {
         span = span.wrapping_add(1);
     }
-    let ks = split(key, 2);
-    let key_at = |i: usize| lax::reshape(&lax::slice(&ks, &[i, 0], &[i + 1, 2], None), &[2]);
-    let higher = bits(&key_at(0), shape);
-    let lower = bits(&key_at(1), shape);
+    let (k_hi, k_lo) = split2(key);
+    let higher = bits(&k_hi, shape);
+    let lower = bits(&k_lo, shape);
     let u = |v: u32| scalar_tensor(v as f64, DType::U32);
     let rem = |x: &Tensor| lax::rem(x, &u(span));
     let mult = (1u32 << 16).checked_rem(span).unwrap_or(1 << 16);

@@ -67,6 +67,16 @@ fn add_opt(a: Option<Tensor>, b: Option<Tensor>, shape: &[usize]) -> Option<Tens
     }
 }
 
+/// The machine epsilon of a float dtype (JAX's `finfo(dtype).eps`).
+fn epsilon(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => f64::from(half::f16::EPSILON),
+        DType::BF16 => f64::from(half::bf16::EPSILON),
+        DType::F32 => f64::from(f32::EPSILON),
+        _ => f64::EPSILON,
+    }
+}
+
 pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> Option<Tensor> {
     use UnaryOp::*;
     Some(match op {
@@ -98,7 +108,45 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
         }
         Lgamma => lax::mul(t, &lax::digamma(x)),
         Digamma => lax::mul(t, &lax::polygamma(&c(1.0, x), x)),
-        Sign | Floor | Ceil | Round | Not | IsFinite => return None,
+        Tan => lax::mul(t, &lax::add(&c(1.0, x), &lax::square(y))),
+        Asin => lax::mul(t, &lax::rsqrt(&lax::sub(&c(1.0, x), &lax::square(x)))),
+        Acos => lax::mul(
+            t,
+            &lax::neg(&lax::rsqrt(&lax::sub(&c(1.0, x), &lax::square(x)))),
+        ),
+        Atan => lax::div(t, &lax::add(&c(1.0, x), &lax::square(x))),
+        Sinh => lax::mul(t, &lax::cosh(x)),
+        Cosh => lax::mul(t, &lax::sinh(x)),
+        Asinh => lax::mul(t, &lax::rsqrt(&lax::add(&lax::square(x), &c(1.0, x)))),
+        Acosh => lax::mul(t, &lax::rsqrt(&lax::sub(&lax::square(x), &c(1.0, x)))),
+        Atanh => lax::mul(
+            &lax::integer_pow(&lax::add(&c(1.0, x), x), -1),
+            &lax::div(t, &lax::sub(&c(1.0, x), x)),
+        ),
+        Expm1 => lax::mul(t, &lax::add(y, &c(1.0, y))),
+        Exp2 => lax::mul(&c(std::f64::consts::LN_2, x), &lax::mul(t, y)),
+        Square => lax::mul(t, &lax::mul(&c(2.0, x), x)),
+        BesselI0e => lax::mul(
+            t,
+            &lax::sub(&lax::bessel_i1e(x), &lax::mul(&lax::sign(x), y)),
+        ),
+        BesselI1e => {
+            // As JAX: x clamped away from 0 by the dtype's epsilon, where the slope is 1/2.
+            let eps = c(epsilon(x.dtype()), x);
+            let big = lax::gt(&lax::abs(x), &eps);
+            let safe = select_broadcast(&big, &eps, x, x.shape());
+            let d = lax::sub(
+                &lax::bessel_i0e(&safe),
+                &lax::mul(
+                    y,
+                    &lax::add(&lax::sign(&safe), &lax::integer_pow(&safe, -1)),
+                ),
+            );
+            lax::mul(t, &select_broadcast(&big, &c(0.5, x), &d, x.shape()))
+        }
+        Sign | Floor | Ceil | Round | Not | IsFinite | RoundEven | PopulationCount | Clz => {
+            return None
+        }
     })
 }
 
@@ -227,8 +275,33 @@ pub(crate) fn binary_tangents(
                 explicit_broadcast(&lax::mul(&t, &d), shape)
             })
         }
+        Atan2 => {
+            // d atan2(x, y) = (y dx - x dy) / (x^2 + y^2).
+            let r2 = lax::add(&lax::square(x), &lax::square(y));
+            add_opt(
+                tx.map(|t| lax::mul(&t, &lax::div(y, &r2))),
+                ty.map(|t| lax::mul(&t, &lax::div(&lax::neg(x), &r2))),
+                shape,
+            )
+        }
+        Igamma | Igammac => {
+            // d/da: igamma_grad_a; d/dx: x^(a-1) e^-x / Γ(a). igammac's are the negations.
+            let sign = c(if op == Igamma { 1.0 } else { -1.0 }, out);
+            let da = tx.map(|t| lax::mul(&t, &lax::igamma_grad_a(x, y)));
+            let dx = ty.map(|t| {
+                let log_density = lax::sub(
+                    &lax::add(
+                        &lax::neg(y),
+                        &lax::mul(&lax::sub(x, &c(1.0, x)), &lax::log(y)),
+                    ),
+                    &lax::lgamma(x),
+                );
+                lax::mul(&t, &lax::exp(&log_density))
+            });
+            add_opt(da, dx, shape).map(|d| lax::mul(&sign, &d))
+        }
         Nextafter | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | ShiftLeft
-        | ShiftRightLogical => None,
+        | ShiftRightLogical | ShiftRightArithmetic | IgammaGradA | RandomGammaGrad => None,
     }
 }
 
@@ -378,6 +451,7 @@ pub(crate) fn jvp(
             num_keys,
             ..
         } => sort_tangents(primals, tangents, *dimension, *num_keys),
+        Prim::Linalg(op) => super::linalg_rules::tangents(*op, primals, &outs, tangents),
     };
     (outs, tangent)
 }

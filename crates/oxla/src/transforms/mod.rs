@@ -10,6 +10,7 @@ pub(crate) mod bodies;
 pub(crate) mod chunked;
 mod conv_ad;
 pub(crate) mod jvp_rules;
+mod linalg_rules;
 mod scatter_ad;
 mod vjp_rules;
 pub(crate) mod vmap;

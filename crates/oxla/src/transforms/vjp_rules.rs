@@ -102,6 +102,10 @@ pub(crate) fn vjp(
     if let Prim::Control(c) = prim {
         return c.vjp(ins, cts, active, src);
     }
+    // Any output of a decomposition may carry a cotangent, not only the first.
+    if let Prim::Linalg(op) = prim {
+        return super::linalg_rules::vjp(*op, ins, outs, cts, active);
+    }
     let none = || vec![None; ins.len()];
     let Some(ct) = cts[0].clone() else {
         return if matches!(prim, Prim::Sort { .. }) {
@@ -348,6 +352,7 @@ pub(crate) fn vjp(
             vec![cx, None, cu]
         }
         Prim::Sort { .. } => sort_vjp(ins, cts, active, prim),
+        Prim::Linalg(_) => unreachable!("decompositions are pulled back above"),
     }
 }
 

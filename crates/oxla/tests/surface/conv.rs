@@ -1,8 +1,20 @@
 //! `jax.lax` convolutions and windows, `jnp.convolve`/`correlate`. One row a golden case of `scripts/surface/tables/conv.py`.
+//!
+//! - `conv_negative_padding`: XLA's CPU convolution reads out of bounds with negative
+//!   padding once batched (JAX's `vmap` of it gives garbage), so the JAX side of the case
+//!   crops the input first; the Rust side pads negatively. Same function, same goldens.
+//! - `reduce_window` is built from `pad`, strided `slice`s and `add`/`select_n`, not from
+//!   JAX's primitives `reduce_window_{sum,max,min}` and `select_and_{gather,scatter}_add`:
+//!   the values and derivatives are JAX's (a max or min window's derivative goes to its
+//!   first extremal element), the jaxpr is not. Unlike JAX it also differentiates a
+//!   reduction whose `init_value` is not the monoid's identity, and windows with dilation.
+//! - `nofd`: at a tie, max and min have no derivative for finite differences to find.
 
-use oxla::lax::{self, ConvLayout};
+use oxla::lax::{self, ConvLayout, WindowReducer};
 use oxla::numpy as jnp;
 
+const NEG: f64 = f64::NEG_INFINITY;
+const POS: f64 = f64::INFINITY;
 const NHWC: (&str, &str, &str) = ("NHWC", "HWIO", "NHWC");
 
 surface! {
@@ -71,4 +83,41 @@ surface! {
     correlate_full: |a| vec![jnp::correlate(&a[0], &a[1], "full")];
     correlate_same: |a| vec![jnp::correlate(&a[0], &a[1], "same")];
     correlate_short_first: |a| vec![jnp::correlate(&a[0], &a[1], "full")];
+    reduce_window_max_pool: |a| vec![lax::reduce_window(
+        &a[0], NEG, WindowReducer::Max, &[1, 2, 2, 1], &[1, 2, 2, 1], "VALID", None, None,
+    )];
+    reduce_window_max_same: |a| vec![lax::reduce_window(
+        &a[0], NEG, WindowReducer::Max, &[3, 3], &[2, 2], "SAME", None, None,
+    )];
+    reduce_window_max_padded_dilated: |a| vec![lax::reduce_window(
+        &a[0], NEG, WindowReducer::Max, &[2, 2], &[1, 2], [(1, 0), (1, 1)], Some(&[2, 1]), None,
+    )];
+    reduce_window_min_padding: |a| vec![lax::reduce_window(
+        &a[0], POS, WindowReducer::Min, &[2, 3], &[1, 2], [(1, 0), (2, 1)], None, None,
+    )];
+    reduce_window_min_same_1d: |a| vec![lax::reduce_window(
+        &a[0], POS, WindowReducer::Min, &[3], &[2], "SAME", None, None,
+    )];
+    reduce_window_sum_pool: |a| vec![lax::reduce_window(
+        &a[0], 0.0, WindowReducer::Add, &[1, 1, 3, 3], &[1, 1, 2, 2], "SAME", None, None,
+    )];
+    reduce_window_sum_dilations: |a| vec![lax::reduce_window(
+        &a[0], 0.0, WindowReducer::Add, &[2, 2], &[1, 1], [(1, 1), (0, 0)], Some(&[2, 1]),
+        Some(&[1, 2]),
+    )];
+    reduce_window_sum_3d: |a| vec![lax::reduce_window(
+        &a[0], 0.0, WindowReducer::Add, &[2, 2, 3], &[2, 1, 2], "VALID", None, None,
+    )];
+    reduce_window_sum_negative_padding: |a| vec![lax::reduce_window(
+        &a[0], 0.0, WindowReducer::Add, &[2, 2], &[2, 1], [(-1, 1), (0, -1)], None, None,
+    )];
+    reduce_window_max_ties [nofd]: |a| vec![lax::reduce_window(
+        &a[0], NEG, WindowReducer::Max, &[3, 3], &[1, 1], "SAME", None, None,
+    )];
+    reduce_window_min_ties [nofd]: |a| vec![lax::reduce_window(
+        &a[0], POS, WindowReducer::Min, &[3], &[2], "VALID", None, None,
+    )];
+    reduce_window_max_int [nograd]: |a| vec![lax::reduce_window(
+        &a[0], i32::MIN as f64, WindowReducer::Max, &[2, 2], &[1, 2], "SAME", None, None,
+    )];
 }

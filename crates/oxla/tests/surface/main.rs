@@ -89,6 +89,7 @@ mod lax_reduce;
 mod linalg;
 mod nn;
 mod numpy;
+mod numpy_misc;
 mod numpy_shape;
 mod numpy_stats;
 mod random;

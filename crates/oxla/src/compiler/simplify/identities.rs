@@ -72,7 +72,13 @@ impl Pass {
                     | BinaryOp::ShiftLeft
                     | BinaryOp::ShiftRightLogical
                     | BinaryOp::Polygamma
-                    | BinaryOp::Zeta => (None, None),
+                    | BinaryOp::Zeta
+                    | BinaryOp::Atan2
+                    | BinaryOp::ShiftRightArithmetic
+                    | BinaryOp::Igamma
+                    | BinaryOp::Igammac
+                    | BinaryOp::IgammaGradA
+                    | BinaryOp::RandomGammaGrad => (None, None),
                 };
                 if right.is_some() && sb == right && same(a) {
                     Some(a.clone())
@@ -131,6 +137,7 @@ impl Pass {
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => None,
+            Prim::Linalg(_) => None,
         };
         match pick {
             Some(a) => {

@@ -20,7 +20,8 @@ use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{
-    ArgOp, BinaryOp, ConvParams, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
+    ArgOp, BinaryOp, ConvParams, GatherDims, GatherMode, LinalgOp, ReduceOp, ScatterDims,
+    ScatterOp, UnaryOp,
 };
 
 /// A primitive operation with its parameters.
@@ -182,6 +183,9 @@ pub enum Prim {
     DebugCallback(Arc<HostCallback>),
     /// XLA's convolution with strides, padding, dilations, layouts and groups.
     ConvGeneralDilated(ConvParams),
+    /// A dense decomposition or triangular solve of `jax.lax.linalg` on the last two
+    /// dimensions (see [`LinalgOp`]).
+    Linalg(LinalgOp),
 }
 
 impl Prim {
@@ -217,6 +221,7 @@ impl Prim {
             Prim::Control(c) => c.name(),
             Prim::DebugCallback(c) => c.name(),
             Prim::ConvGeneralDilated(_) => "conv_general_dilated",
+            Prim::Linalg(op) => op.name(),
         }
     }
 }

@@ -8,6 +8,7 @@ impl Prim {
     pub fn params(&self) -> Vec<(&'static str, String)> {
         let mut p: Vec<(&'static str, String)> = match self {
             Prim::Unary(UnaryOp::Round) => vec![("rounding_method", "0".into())],
+            Prim::Unary(UnaryOp::RoundEven) => vec![("rounding_method", "1".into())],
             Prim::Unary(_)
             | Prim::Binary(_)
             | Prim::SelectN
@@ -16,6 +17,7 @@ impl Prim {
             Prim::Control(c) => c.params(),
             Prim::DebugCallback(c) => c.params(),
             Prim::ConvGeneralDilated(p) => p.params(),
+            Prim::Linalg(op) => op.params(),
             Prim::DynamicUpdateSlice => vec![],
             Prim::IntegerPow { y } => vec![("y", y.to_string())],
             Prim::ConvertElementType { new_dtype } => vec![

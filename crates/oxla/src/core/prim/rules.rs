@@ -79,6 +79,7 @@ impl Prim {
             Prim::Control(c) => c.abstract_eval(inputs),
             Prim::DebugCallback(_) => Ok(vec![]),
             Prim::ConvGeneralDilated(p) => prims::conv::conv_rule(p, inputs),
+            Prim::Linalg(op) => prims::decomp::rule(*op, inputs),
         }
     }
 
@@ -216,6 +217,7 @@ impl Prim {
             Prim::ConvGeneralDilated(p) => {
                 vec![prims::conv::conv_general_dilated(&inputs[0], &inputs[1], p)]
             }
+            Prim::Linalg(op) => prims::decomp::eval(*op, inputs),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::Prim;
 use crate::array::Aval;
-use crate::prims::{conv, linalg, reduce, sort};
+use crate::prims::{conv, decomp, linalg, reduce, sort};
 
 impl Prim {
     /// The most bytes this primitive's eager kernel holds beyond its operands and results
@@ -55,6 +55,7 @@ impl Prim {
             } => linalg::scratch_bytes(contracting, batch, *preferred_element_type, inputs),
             Prim::Sort { dimension, .. } => sort::scratch_bytes(inputs, *dimension),
             Prim::ConvGeneralDilated(p) => conv::scratch_bytes(p, inputs),
+            Prim::Linalg(op) => decomp::scratch_bytes(*op, inputs),
         }
     }
 }

@@ -147,6 +147,38 @@ multiversion! {
             Erfc => wide_map!(math::erfc),
             Lgamma => wide_map!(math::lgamma),
             Digamma => wide_map!(math::digamma),
+            Tan => wide_map!(f64::tan),
+            Asin => wide_map!(f64::asin),
+            Acos => wide_map!(f64::acos),
+            Atan => wide_map!(f64::atan),
+            Sinh => wide_map!(f64::sinh),
+            Cosh => wide_map!(f64::cosh),
+            Asinh => wide_map!(f64::asinh),
+            Acosh => wide_map!(f64::acosh),
+            Atanh => wide_map!(f64::atanh),
+            Expm1 => wide_map!(f64::exp_m1),
+            Exp2 => wide_map!(f64::exp2),
+            RoundEven => wide_map!(f64::round_ties_even),
+            BesselI0e => wide_map!(math::bessel_i0e),
+            BesselI1e => wide_map!(math::bessel_i1e),
+            Square => num_map!(|v: T| v.mul(v)),
+            PopulationCount => with_dtype!(
+                x.dtype(),
+                T,
+                Int,
+                map1(T::slice(x), T::slice_mut(out), |v: T| {
+                    T::from_bits64(u64::from(v.to_bits64().count_ones()))
+                })
+            ),
+            Clz => with_dtype!(
+                x.dtype(),
+                T,
+                Int,
+                map1(T::slice(x), T::slice_mut(out), |v: T| {
+                    let pad = 64 - 8 * T::DTYPE.size() as u32;
+                    T::from_bits64(u64::from(v.to_bits64().leading_zeros() - pad))
+                })
+            ),
         }
     }
 }
@@ -232,6 +264,19 @@ multiversion! {
             ShiftRightLogical => shift!(|a: u64, b| a >> b),
             Polygamma => wide_zip!(math::polygamma),
             Zeta => wide_zip!(math::zeta),
+            Atan2 => wide_zip!(f64::atan2),
+            Igamma => wide_zip!(math::igamma),
+            Igammac => wide_zip!(math::igammac),
+            IgammaGradA => wide_zip!(math::igamma_grad_a),
+            RandomGammaGrad => wide_zip!(math::random_gamma_grad),
+            // The bits sign-extended from the width; shifts of the width or more (or
+            // negative ones) fill with the sign bit.
+            ShiftRightArithmetic => zip_as!(Int, |a: T, b: T| {
+                let width = 8 * T::DTYPE.size() as u32;
+                let a = ((a.to_bits64() << (64 - width)) as i64) >> (64 - width);
+                let b = b.to_bits64();
+                T::from_bits64((a >> Ord::min(b, u64::from(width) - 1)) as u64)
+            }),
         }
     }
 }

@@ -55,6 +55,40 @@ pub enum UnaryOp {
     Lgamma,
     /// `ψ(x)`, the derivative of `lgamma`.
     Digamma,
+    /// Tangent.
+    Tan,
+    /// Inverse sine.
+    Asin,
+    /// Inverse cosine.
+    Acos,
+    /// Inverse tangent.
+    Atan,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Inverse hyperbolic sine.
+    Asinh,
+    /// Inverse hyperbolic cosine.
+    Acosh,
+    /// Inverse hyperbolic tangent.
+    Atanh,
+    /// `e^x - 1`, accurate near 0.
+    Expm1,
+    /// `2^x`.
+    Exp2,
+    /// `x * x`.
+    Square,
+    /// Round half to even (`round` with `rounding_method=TO_NEAREST_EVEN`).
+    RoundEven,
+    /// The number of set bits.
+    PopulationCount,
+    /// The number of leading zero bits.
+    Clz,
+    /// `e^-|x| I_0(x)`, the scaled modified Bessel function of order 0.
+    BesselI0e,
+    /// `e^-|x| I_1(x)`, the scaled modified Bessel function of order 1.
+    BesselI1e,
 }
 
 /// Elementwise primitives of two operands.
@@ -104,6 +138,18 @@ pub enum BinaryOp {
     Polygamma,
     /// The Hurwitz zeta function `ζ(x, q)`.
     Zeta,
+    /// The angle of the point `(y, x)`: `atan(x / y)` in the right quadrant.
+    Atan2,
+    /// `x >> y` on the bits, filling with the sign bit.
+    ShiftRightArithmetic,
+    /// The regularized lower incomplete gamma function `P(a, x)`.
+    Igamma,
+    /// The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`.
+    Igammac,
+    /// `∂P(a, x)/∂a`.
+    IgammaGradA,
+    /// The derivative in `a` of a `Gamma(a, 1)` sample `x`.
+    RandomGammaGrad,
 }
 
 /// Which dtypes an operation admits.
@@ -166,16 +212,36 @@ impl UnaryOp {
             Erfc => "erfc",
             Lgamma => "lgamma",
             Digamma => "digamma",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Expm1 => "expm1",
+            Exp2 => "exp2",
+            Square => "square",
+            RoundEven => "round",
+            PopulationCount => "population_count",
+            Clz => "clz",
+            BesselI0e => "bessel_i0e",
+            BesselI1e => "bessel_i1e",
         }
     }
 
     fn class(self) -> Class {
         use UnaryOp::*;
         match self {
-            Neg | Abs | Sign => Class::Numeric,
+            Neg | Abs | Sign | Square => Class::Numeric,
             Not => Class::IntOrBool,
+            PopulationCount | Clz => Class::Int,
             Exp | Log | Log1p | Sin | Cos | Tanh | Logistic | Sqrt | Cbrt | Rsqrt | Floor
-            | Ceil | Round | ErfInv | IsFinite | Erf | Erfc | Lgamma | Digamma => Class::Float,
+            | Ceil | Round | ErfInv | IsFinite | Erf | Erfc | Lgamma | Digamma | Tan | Asin
+            | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Expm1 | Exp2 | RoundEven
+            | BesselI0e | BesselI1e => Class::Float,
         }
     }
 }
@@ -207,6 +273,12 @@ impl BinaryOp {
             ShiftRightLogical => "shift_right_logical",
             Polygamma => "polygamma",
             Zeta => "zeta",
+            Atan2 => "atan2",
+            ShiftRightArithmetic => "shift_right_arithmetic",
+            Igamma => "igamma",
+            Igammac => "igammac",
+            IgammaGradA => "igamma_grad_a",
+            RandomGammaGrad => "random_gamma_grad",
         }
     }
 
@@ -220,11 +292,12 @@ impl BinaryOp {
         use BinaryOp::*;
         match self {
             Add | Sub | Mul | Div | Rem => Class::Numeric,
-            Pow | Nextafter | Polygamma | Zeta => Class::Float,
+            Pow | Nextafter | Polygamma | Zeta | Atan2 | Igamma | Igammac | IgammaGradA
+            | RandomGammaGrad => Class::Float,
             // As in JAX: bools are ordered (false < true), and max/min take any dtype.
             Max | Min | Eq | Ne | Lt | Le | Gt | Ge => Class::Any,
             And | Or | Xor => Class::IntOrBool,
-            ShiftLeft | ShiftRightLogical => Class::Int,
+            ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => Class::Int,
         }
     }
 }

@@ -242,6 +242,17 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
             (outs, vec![Some(0); k])
         }
         Prim::ConvGeneralDilated(p) => conv::conv(args, dims, p, n),
+        Prim::Linalg(op) => {
+            // The decompositions batch over leading dimensions: the mapped axis goes first.
+            let parts: Vec<Tensor> = args
+                .iter()
+                .zip(dims)
+                .map(|(x, d)| front(x, *d, n))
+                .collect();
+            let outs = lax::linalg_prim(*op, &parts);
+            let k = outs.len();
+            (outs, vec![Some(0); k])
+        }
     }
 }
 
