@@ -189,7 +189,7 @@ pub fn glu(x: impl Into<Operand>, axis: isize) -> Tensor {
     let x = &float(x);
     let a = jnp::Axis::from(axis).resolve(x.ndim(), "glu")[0];
     let n = x.shape()[a];
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         panic!(
             "glu: axis size must be divisible by 2; axis {axis} of {} has {n}\n  at {}",
             x.aval(),

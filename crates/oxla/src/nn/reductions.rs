@@ -165,7 +165,7 @@ pub fn logmeanexp(x: impl Into<Operand>, axis: impl Into<Axis>, mask: Option<&Te
     let x = x.into().into_tensor();
     let axis = axis.into();
     let mut lse = LogSumExp::new(&x, axis.clone());
-    let ones = jnp::ones_like(&inexact(&x));
+    let ones = jnp::ones_like(inexact(&x));
     let counted = match mask {
         Some(m) => {
             lse = lse.where_(m);
