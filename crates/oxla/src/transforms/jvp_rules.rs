@@ -73,7 +73,16 @@ fn epsilon(dtype: DType) -> f64 {
         DType::F16 => f64::from(half::f16::EPSILON),
         DType::BF16 => f64::from(half::bf16::EPSILON),
         DType::F32 => f64::from(f32::EPSILON),
-        _ => f64::EPSILON,
+        DType::F64
+        | DType::Bool
+        | DType::I8
+        | DType::I16
+        | DType::I32
+        | DType::I64
+        | DType::U8
+        | DType::U16
+        | DType::U32
+        | DType::U64 => f64::EPSILON,
     }
 }
 

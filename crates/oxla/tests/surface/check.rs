@@ -114,12 +114,6 @@ impl Case {
         self
     }
 
-    /// Cotangents within `rtol`/`atol` of JAX's (default 1e-4/1e-5).
-    pub fn grad_tol(mut self, rtol: f64, atol: f64) -> Case {
-        self.cotangent = Cmp::Within { rtol, atol };
-        self
-    }
-
     /// Values bit for bit (samplers).
     pub fn bits(mut self) -> Case {
         self.value = Cmp::Bits;

@@ -19,8 +19,8 @@
 //! row adds its four tests (`cargo test --test surface numpy::flip_axis0`). Each table also
 //! checks that every case directory of its golden table has a row (`accounted_for`).
 //!
-//! Options (see [`check::Case`]): `tol(rtol, atol)` for values, `grad_tol(rtol, atol)` for
-//! cotangents, `bits` (bit for bit: samplers), `nograd` (JAX does not differentiate it),
+//! Options (see [`check::Case`]): `tol(rtol, atol)` for values (cotangents: within 1e-4/1e-5 of
+//! JAX's), `bits` (bit for bit: samplers), `nograd` (JAX does not differentiate it),
 //! `novmap` (its case has no batch), `nofd` (finite differences do not apply: say why in the
 //! table's doc).
 

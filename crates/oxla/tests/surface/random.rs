@@ -68,8 +68,8 @@ surface! {
     choice_p_no_replace [bits]: |a| vec![random::choice_n(&a[0], 6, &[3], false, Some(&(&a[1] / jnp::sum(&a[1], None))))];
     gamma_large_a [bits]: |a| vec![random::gamma(&a[0], 3.5, &[6])];
     gamma_small_a [bits]: |a| vec![random::gamma(&a[0], 0.4, &[6])];
-    gamma_array_a [tol(1e-5, 1e-6)]: |a| vec![random::gamma(&a[0], &jnp::array(&[0.3f32, 1.0, 2.5, 7.0], &[4]), &[2, 4])];
-    loggamma [tol(1e-5, 1e-6)]: |a| vec![random::loggamma(&a[0], &jnp::array(&[0.05f32, 0.5, 3.0], &[3]), &[3])];
+    gamma_array_a [tol(1e-5, 1e-6)]: |a| vec![random::gamma(&a[0], jnp::array(&[0.3f32, 1.0, 2.5, 7.0], &[4]), &[2, 4])];
+    loggamma [tol(1e-5, 1e-6)]: |a| vec![random::loggamma(&a[0], jnp::array(&[0.05f32, 0.5, 3.0], &[3]), &[3])];
     beta [bits]: |a| vec![random::beta(&a[0], 0.7, 2.0, &[5])];
     dirichlet [tol(1e-5, 1e-6)]: |a| vec![random::dirichlet(&a[0], &jnp::array(&[0.5f32, 1.0, 3.0], &[3]), &[2])];
     chisquare [bits]: |a| vec![random::chisquare(&a[0], 3.0, &[5])];
