@@ -19,7 +19,8 @@ inlined in the "Functions" section; one from a public module is a "Re-exports" e
 by its exported name, e.g. `lax::map`, and a glob re-export of a public module is followed).
 Only free functions count, not `Tensor` methods. A module oxla lacks (`numpy::fft` before it
 exists) has none. A JAX function counts as "has" when oxla's module has a public function of
-the same name; a Rust keyword takes a trailing underscore (`where` is `where_`).
+the same name; a Rust keyword takes a trailing underscore (`where` is `where_`), and a
+CamelCase function Rust's snake case (`PRNGKey` is `prng_key`).
 
 "Excluded" names are those oxla does not intend to have, each listed in EXCLUDED with its
 reason; everything else oxla does not have "lacks". LATER notes lacking functions that are
@@ -81,7 +82,7 @@ EXCLUDED = {
     },
     "jax.random": {
         "typed key arrays: oxla's keys are raw u32[2] arrays, as PRNGKey's":
-        "key_dtype key_impl wrap_key_data",
+        "key_dtype key_impl",
     },
     "jax.scipy.special": {"complex-valued: oxla has no complex dtypes": "wofz sph_harm_y"},
 }
@@ -170,8 +171,12 @@ def oxla_module(doc, path):
 
 
 def rust_names(name):
-    """oxla's names for JAX's `name`: `where_` (or `r#where`, shown as `where`) for `where`."""
-    return {name, name + "_"} if name in RUST_KEYWORDS else {name}
+    """How oxla may spell JAX's `name`: itself, a keyword with a trailing underscore, and a
+    Python CamelCase function in Rust's snake case (`PRNGKey` is `prng_key`)."""
+    names = {name, name + "_"} if name in RUST_KEYWORDS else {name}
+    if name != name.lower():
+        names.add(re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower())
+    return names
 
 
 def coverage(doc):

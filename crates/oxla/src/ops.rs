@@ -5,37 +5,38 @@
 //! caller's source line in the traced equation.
 
 mod conv;
+mod cumulative;
+mod helpers;
+mod linalg;
+mod structural;
 
 use std::panic::Location;
 
-mod helpers;
-
-pub use helpers::{
-    broadcasted_iota, clamp, collapse, dynamic_index_in_dim, dynamic_slice_in_dim,
-    dynamic_update_index_in_dim, dynamic_update_slice_in_dim, expand_dims, full, full_like,
-    index_in_dim, reduce_precision, slice_in_dim,
-};
-
-use crate::array::{DType, Shape};
-use crate::core::{bind, Prim, Tensor};
 pub(crate) use conv::conv_with_params;
 pub use conv::{
     conv_dimension_numbers, conv_general_dilated, padtype_to_pads, ConvDimensionNumbers,
     ConvLayout, Padding,
 };
-
-use crate::prims::{
-    ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
-};
-
-mod linalg;
-pub(crate) use linalg::linalg_prim;
-pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
-mod cumulative;
-
 pub(crate) use cumulative::logaddexp;
 pub use cumulative::{
     associative_scan, cumlogsumexp, cummax, cummin, cumprod, sort_key_val, top_k,
+};
+pub use helpers::{
+    broadcasted_iota, clamp, collapse, dynamic_index_in_dim, dynamic_slice_in_dim,
+    dynamic_update_index_in_dim, dynamic_update_slice_in_dim, expand_dims, full, full_like,
+    index_in_dim, reduce_precision, slice_in_dim,
+};
+pub(crate) use linalg::linalg_prim;
+pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
+pub use structural::{
+    batch_matmul, broadcast, broadcast_to_rank, dot, optimization_barrier, scatter_max,
+    scatter_min, scatter_mul, select, split,
+};
+
+use crate::array::{DType, Shape};
+use crate::core::{bind, Prim, Tensor};
+use crate::prims::{
+    ArgOp, BinaryOp, GatherDims, GatherMode, ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
 
 #[track_caller]

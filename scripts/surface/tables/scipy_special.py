@@ -226,3 +226,13 @@ def _(z, m):
 @case("multigammaln", lambda rng: [f32(rng, (3, 4), 2, 6)])
 def _(a):
     return sp.multigammaln(a, 3)
+
+
+@case("bessel_i", lambda rng: [with_edges(f32(rng, (2, 5), -6, 6), (0.0, -0.0, 30.0, -30.0))])
+def _(x):
+    return sp.i0e(x), sp.i1e(x), sp.i0(x), sp.i1(x)
+
+
+@case("gammainc", lambda rng: [f32(rng, (2, 4), 0.2, 5), f32(rng, (2, 4), 0.1, 6)])
+def _(a, x):
+    return sp.gammainc(a, x), sp.gammaincc(a, x)

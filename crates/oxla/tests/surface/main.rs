@@ -83,6 +83,7 @@ mod conv;
 mod lax_cumulative;
 mod lax_elementwise;
 mod lax_reduce;
+mod lax_structural;
 mod linalg;
 mod nn;
 mod numpy;

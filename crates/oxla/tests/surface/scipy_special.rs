@@ -72,4 +72,6 @@ surface! {
     beta_negative [nofd]: |a| vec![sp::beta(sg(&a[0]), sg(&a[1]))];
     poch: |a| vec![sp::poch(&a[0], &a[1])];
     multigammaln: |a| vec![sp::multigammaln(&a[0], 3)];
+    bessel_i: |a| vec![sp::i0e(&a[0]), sp::i1e(&a[0]), sp::i0(&a[0]), sp::i1(&a[0])];
+    gammainc: |a| vec![sp::gammainc(&a[0], &a[1]), sp::gammaincc(&a[0], &a[1])];
 }

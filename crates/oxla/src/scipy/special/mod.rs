@@ -8,11 +8,13 @@
 //! assert!((special::ndtri(0.975).item() - 1.959_964).abs() < 1e-5);
 //! ```
 
+mod bessel;
 mod elementary;
 mod gamma;
 mod normal;
 
 pub use crate::nn::{log_softmax, logsumexp, softmax, LogSumExp};
+pub use bessel::{gammainc, gammaincc, i0, i0e, i1, i1e};
 pub use elementary::{entr, expit, kl_div, logit, rel_entr, spence, xlog1py, xlogy};
 pub use gamma::{
     beta, betaln, digamma, erf, erfc, erfinv, factorial, gamma, gammaln, gammasgn, multigammaln,
