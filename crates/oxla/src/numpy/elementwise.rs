@@ -219,17 +219,6 @@ pub fn sign(x: impl Into<Operand>) -> Tensor {
     lax::sign(x)
 }
 
-macro_rules! float_fn {
-    ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
-        $(#[$doc])*
-        #[track_caller]
-        pub fn $name(x: impl Into<Operand>) -> Tensor {
-            let _line = crate::core::user_line();
-            let x = &x.into().into_tensor();
-            lax::$lax(&inexact(x))
-        }
-    )*};
-}
 float_fn!(
     /// `e^x`.
     exp => exp,

@@ -24,6 +24,21 @@
 //! assert_eq!(jnp::abs(-2).item(), 2.0);
 //! ```
 
+/// Numpy functions of one operand that compute in floats: `pub fn name(x)` converting `x`
+/// to the default float dtype when it is an integer or bool, then applying the `lax`
+/// primitive (the including module imports `lax`, `inexact`, `Operand` and `Tensor`).
+macro_rules! float_fn {
+    ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(x: impl Into<Operand>) -> Tensor {
+            let _line = crate::core::user_line();
+            let x = &x.into().into_tensor();
+            lax::$lax(&inexact(x))
+        }
+    )*};
+}
+
 mod axis;
 mod bitwise;
 mod calculus;

@@ -30,18 +30,7 @@ pub(super) fn promote_inexact(what: &str, ops: &[Operand]) -> Vec<Tensor> {
     promote_to(what, ops, dtype)
 }
 
-macro_rules! inexact_fn {
-    ($($(#[$doc:meta])* $name:ident => $lax:ident),* $(,)?) => {$(
-        $(#[$doc])*
-        #[track_caller]
-        pub fn $name(x: impl Into<Operand>) -> Tensor {
-            let _line = crate::core::user_line();
-            let x = &x.into().into_tensor();
-            lax::$lax(&inexact(x))
-        }
-    )*};
-}
-inexact_fn!(
+float_fn!(
     /// Tangent.
     tan => tan,
     /// Inverse sine (NaN outside `[-1, 1]`).
