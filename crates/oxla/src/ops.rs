@@ -29,8 +29,8 @@ pub use helpers::{
 pub(crate) use linalg::linalg_prim;
 pub use linalg::{cholesky, eigh, lu, qr, svd, triangular_solve};
 pub use structural::{
-    batch_matmul, broadcast, broadcast_to_rank, dot, optimization_barrier, scatter_max,
-    scatter_min, scatter_mul, select, split,
+    batch_matmul, broadcast, broadcast_to_rank, dot, optimization_barrier, scatter_add,
+    scatter_max, scatter_min, scatter_mul, select, split,
 };
 
 use crate::array::{DType, Shape};
@@ -351,18 +351,6 @@ pub fn gather(
         },
         &[x.clone(), indices.clone()],
     )
-}
-
-/// XLA's scatter with addition.
-#[track_caller]
-pub fn scatter_add(
-    x: &Tensor,
-    indices: &Tensor,
-    updates: &Tensor,
-    dims: ScatterDims,
-    mode: GatherMode,
-) -> Tensor {
-    scatter(ScatterOp::Add, x, indices, updates, dims, mode)
 }
 
 /// XLA's scatter family: `op` combines each update with the value in place (`Replace` is

@@ -1,6 +1,6 @@
 //! `jax.lax`'s conveniences over single primitives: `dot`, `batch_matmul`, `broadcast`,
-//! `broadcast_to_rank`, `select`, `split`, the scatter variants by name, and
-//! `optimization_barrier`.
+//! `broadcast_to_rank`, `select`, `split`, the scatter variants by name (`scatter_add` ...),
+//! and `optimization_barrier`.
 
 use super::{broadcast_in_dim, dot_general, scatter, select_n, slice};
 use crate::array::DType;
@@ -117,7 +117,7 @@ macro_rules! scatter_named {
         }
     )*};
 }
-scatter_named!(scatter_mul => Mul, scatter_min => Min, scatter_max => Max);
+scatter_named!(scatter_add => Add, scatter_mul => Mul, scatter_min => Min, scatter_max => Max);
 
 /// The operands unchanged (JAX's `lax.optimization_barrier`): in JAX a fence XLA may not
 /// move computation across; oxla's compiler has no such rewrite to fence, so it is the
