@@ -9,8 +9,10 @@ pub use crate::control::{
     cond, fori_loop, lax_map as map, scan, scan_reverse, switch, while_loop, LaxMap, Scan,
 };
 pub use crate::ops::*;
+pub use betainc::betainc;
 pub use conv::{conv, conv_transpose, conv_with_general_padding};
 pub use windowed::{reduce_window, WindowReducer};
 
+mod betainc;
 mod conv;
 mod windowed;

@@ -49,6 +49,7 @@ mod diag;
 mod edit;
 mod einsum;
 mod elementwise;
+mod extra;
 mod grid;
 mod index;
 mod join;
@@ -115,6 +116,12 @@ pub use shape::{
 pub use take::{take, take_along_axis, TakeMode};
 pub use ufuncs::*;
 
+pub use extra::{
+    absolute, amax, amin, asarray, bitwise_invert, bitwise_left_shift, bitwise_right_shift, block,
+    can_cast, concat, copy, cross, divmod, empty, empty_like, fabs, frexp, fromfunction, geomspace,
+    i0, kaiser, ldexp, logspace, matrix_transpose, mod_, modf, permute_dims, pow, promote_types,
+    spacing, true_divide, Block, Casting,
+};
 pub use sorting::{
     argpartition, argsort, argwhere, bincount, digitize, flatnonzero, isin, lexsort, nonzero,
     partition, searchsorted,

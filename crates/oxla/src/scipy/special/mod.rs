@@ -11,6 +11,7 @@
 mod bessel;
 mod elementary;
 mod gamma;
+mod incomplete_beta;
 mod normal;
 
 pub use crate::nn::{log_softmax, logsumexp, softmax, LogSumExp};
@@ -20,6 +21,7 @@ pub use gamma::{
     beta, betaln, digamma, erf, erfc, erfinv, factorial, gamma, gammaln, gammasgn, multigammaln,
     poch, polygamma, zeta,
 };
+pub use incomplete_beta::betainc;
 pub use normal::{log_ndtr, ndtr, ndtri};
 
 use crate::core::Tensor;
