@@ -17,8 +17,9 @@ use crate::ops as lax;
 ///
 /// As in JAX, it is differentiable in `x` only, with derivative
 /// `x^(a-1) (1-x)^(b-1) / B(a, b)` (dropped where that is not finite, at `x = 0` with
-/// `a < 1` or `x = 1` with `b < 1`); reverse-mode differentiation in `a` or `b` panics (in
-/// the loop), where JAX raises. Panics at the caller's line for mixed or non-float dtypes.
+/// `a < 1` or `x = 1` with `b < 1`), whose own derivative is taken as zero; reverse-mode
+/// differentiation in `a` or `b` panics (in the loop), where JAX raises. Panics at the
+/// caller's line for mixed or non-float dtypes.
 ///
 /// ```
 /// use oxla::{lax, Tensor};
@@ -49,8 +50,9 @@ pub fn betainc(a: &Tensor, b: &Tensor, x: &Tensor) -> Tensor {
     with_slope(&t[0], &t[1], &t[2])
 }
 
-/// The value on `stop_gradient(x)`, with JAX's derivative in `x` attached as in
-/// `nn::custom::with_jvp`: `(s + stop_gradient(s)) / 2 * (x - stop_gradient(x))`.
+/// The value on `stop_gradient(x)`, with JAX's derivative in `x` attached as
+/// `stop_gradient(s) * (x - stop_gradient(x))` (a first derivative only: the slope is not
+/// differentiated again, so that `x = 0` gives no `0 / 0`).
 #[track_caller]
 fn with_slope(a: &Tensor, b: &Tensor, x: &Tensor) -> Tensor {
     let c = |v: f64| scalar_tensor(v, x.dtype());
@@ -67,8 +69,7 @@ fn with_slope(a: &Tensor, b: &Tensor, x: &Tensor) -> Tensor {
         ),
         &lbeta,
     ));
-    let half = lax::mul(&lax::add(&slope, &lax::stop_gradient(&slope)), &c(0.5));
-    let term = lax::mul(&half, &lax::sub(x, &xs));
+    let term = lax::mul(&lax::stop_gradient(&slope), &lax::sub(x, &xs));
     let finite = lax::is_finite(&lax::stop_gradient(&term));
     where_(finite, lax::add(&value, &term), &value)
 }

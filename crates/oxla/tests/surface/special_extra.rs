@@ -6,24 +6,25 @@
 
 use oxla::numpy as jnp;
 use oxla::scipy::special;
-use oxla::{lax, DType, Tensor};
+use oxla::{lax, Tensor};
 
-fn params(a: &[Tensor], dtype: DType) -> (Tensor, Tensor) {
+fn params(a: &[Tensor]) -> (Tensor, Tensor) {
+    let dtype = a[2].dtype();
     let p = |t: &Tensor| jnp::add(jnp::divide(jnp::astype(t, dtype), 4.0), 0.1);
     (p(&a[0]), p(&a[1]))
 }
 
 surface! {
     betainc_f32: |a| {
-        let (p, q) = params(a, DType::F32);
+        let (p, q) = params(a);
         vec![lax::betainc(&p, &q, &a[2]), special::betainc(&p, &q, &a[2])]
     };
     betainc_f64: |a| {
-        let (p, q) = params(a, DType::F64);
+        let (p, q) = params(a);
         vec![lax::betainc(&p, &q, &a[2]), special::betainc(&p, &q, &a[2])]
     };
     betainc_edges [nofd]: |a| {
-        let (p, q) = params(a, DType::F32);
+        let (p, q) = params(a);
         vec![
             special::betainc(&p, &q, &a[2]),
             special::betainc(&p, &q, 0.25),
@@ -31,7 +32,7 @@ surface! {
         ]
     };
     betainc_edges_f64 [nofd]: |a| {
-        let (p, q) = params(a, DType::F64);
+        let (p, q) = params(a);
         vec![special::betainc(&p, &q, &a[2])]
     };
 }

@@ -100,7 +100,12 @@ pub fn frexp(x: impl Into<Operand>) -> (Tensor, Tensor) {
     let e = lax::convert_element_type(&e, DType::I32);
     // The mantissa is `m` in value with tangent `2^-e dx`; a non-finite `x` is its own.
     let slope = lax::exp2(&lax::neg(&lax::convert_element_type(&e, dtype)));
-    let m = lax::add(&m, &lax::mul(&slope, &lax::sub(&x, &xs)));
+    let term = lax::mul(&slope, &lax::sub(&x, &xs));
+    let m = where_(
+        lax::is_finite(&lax::stop_gradient(&term)),
+        lax::add(&m, &term),
+        &m,
+    );
     (where_(&special, &x, &m), e)
 }
 
