@@ -32,6 +32,7 @@ unary!(
     neg => Neg, exp => Exp, log => Log, log1p => Log1p, sin => Sin, cos => Cos, tanh => Tanh,
     logistic => Logistic, sqrt => Sqrt, cbrt => Cbrt, rsqrt => Rsqrt, abs => Abs, sign => Sign,
     floor => Floor, ceil => Ceil, round => Round, not => Not, erf_inv => ErfInv, is_finite => IsFinite,
+    real => Real, imag => Imag, conj => Conj,
 );
 
 macro_rules! binary {
@@ -48,7 +49,7 @@ binary!(
     add => Add, sub => Sub, mul => Mul, div => Div, rem => Rem, pow => Pow, max => Max,
     min => Min, nextafter => Nextafter, eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt,
     ge => Ge, and => And, or => Or, xor => Xor, shift_left => ShiftLeft,
-    shift_right_logical => ShiftRightLogical,
+    shift_right_logical => ShiftRightLogical, complex => Complex,
 );
 
 /// `x` itself, as a constant to differentiation: its derivative is zero under `grad`,

@@ -26,8 +26,10 @@
 
 mod axis;
 mod bitwise;
+mod complex;
 mod creation;
 mod elementwise;
+pub mod fft;
 mod index;
 pub mod linalg;
 mod matrix_products;
@@ -39,6 +41,9 @@ pub use axis::{keepdims, Axis};
 pub use bitwise::{
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, logical_and, logical_not,
     logical_or, logical_xor,
+};
+pub use complex::{
+    conj, conjugate, imag, iscomplex, iscomplexobj, isreal, isrealobj, real,
 };
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
@@ -296,7 +301,7 @@ pub fn astype(x: impl Into<Operand>, dtype: DType) -> Tensor {
 /// with x64 on), as JAX's inexact promotion.
 #[track_caller]
 pub(crate) fn inexact(x: &Tensor) -> Tensor {
-    if x.dtype().is_float() {
+    if x.dtype().is_inexact() {
         x.clone()
     } else {
         astype(x, Kind::Float.default_dtype())

@@ -56,6 +56,7 @@ impl Pass {
                     BinaryOp::Mul => (Some(1.0), Some(1.0)),
                     BinaryOp::Div => (None, Some(1.0)),
                     BinaryOp::Rem
+                    | BinaryOp::Complex
                     | BinaryOp::Pow
                     | BinaryOp::Max
                     | BinaryOp::Min

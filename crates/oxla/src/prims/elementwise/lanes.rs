@@ -9,7 +9,7 @@ use crate::prims::isa::multiversion;
 
 /// `out[i] = f(x[i])`; a one-element `x` is repeated.
 #[inline(always)]
-fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
+pub(super) fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
     if x.len() == out.len() {
         for (o, &v) in out.iter_mut().zip(x) {
             *o = f(v);
@@ -33,7 +33,7 @@ fn erf_inv_lanes<T: Float>(x: &[T], out: &mut [T]) {
 
 /// `out[i] = f(x[i], y[i])`; one-element operands are repeated.
 #[inline(always)]
-fn map2<T: Copy, S: Copy, U: Copy>(x: &[T], y: &[S], out: &mut [U], f: impl Fn(T, S) -> U) {
+pub(super) fn map2<T: Copy, S: Copy, U: Copy>(x: &[T], y: &[S], out: &mut [U], f: impl Fn(T, S) -> U) {
     match (x.len() == out.len(), y.len() == out.len()) {
         (true, true) => {
             for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
@@ -89,6 +89,9 @@ impl Lanewise {
 multiversion! {
     pub(super) fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
         use UnaryOp::*;
+        if x.dtype().is_complex() {
+            return super::complex::unary_into(op, x, out);
+        }
         macro_rules! float_map {
             ($f:expr) => {
                 with_dtype!(x.dtype(), T, Float, map1(T::slice(x), T::slice_mut(out), $f))
@@ -136,6 +139,7 @@ multiversion! {
                 Bits,
                 map1(T::slice(x), T::slice_mut(out), Bits::not)
             ),
+            Real | Imag | Conj => unreachable!("{} of a real operand", op.name()),
         }
     }
 }
@@ -166,6 +170,14 @@ multiversion! {
                     map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
                 )
             };
+            (Real, $f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    Real,
+                    map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
+                )
+            };
         }
         // Shifts act on the bits, zero-extended; shifting by the width or more (or by a
         // negative amount) gives zero.
@@ -177,6 +189,9 @@ multiversion! {
                     T::from_bits64(if b < width { $f(a, b as u32) } else { 0 })
                 })
             };
+        }
+        if x.dtype().is_complex() || op == Complex {
+            return super::complex::binary_into(op, x, y, out);
         }
         let is_bool = x.dtype() == DType::Bool;
         match op {
@@ -204,15 +219,16 @@ multiversion! {
             Nextafter => zip_as!(Float, Float::next_after),
             Eq => cmp!(|a: T, b: T| a == b),
             Ne => cmp!(|a: T, b: T| a != b),
-            Lt => cmp!(|a: T, b: T| a < b),
-            Le => cmp!(|a: T, b: T| a <= b),
-            Gt => cmp!(|a: T, b: T| a > b),
-            Ge => cmp!(|a: T, b: T| a >= b),
+            Lt => cmp!(Real, |a: T, b: T| a < b),
+            Le => cmp!(Real, |a: T, b: T| a <= b),
+            Gt => cmp!(Real, |a: T, b: T| a > b),
+            Ge => cmp!(Real, |a: T, b: T| a >= b),
             And => zip_as!(Bits, Bits::and),
             Or => zip_as!(Bits, Bits::or),
             Xor => zip_as!(Bits, Bits::xor),
             ShiftLeft => shift!(|a: u64, b| a << b),
             ShiftRightLogical => shift!(|a: u64, b| a >> b),
+            Complex => unreachable!("complex is taken above"),
         }
     }
 }
@@ -266,6 +282,19 @@ multiversion! {
         let (from, to) = (x.dtype(), out.dtype());
         if from == to {
             return bitcast_into(x, out);
+        }
+        if from.is_complex() && to.is_complex() {
+            type C64 = num_complex::Complex<f32>;
+            type C128 = num_complex::Complex<f64>;
+            return if from == DType::C64 {
+                map1(C64::slice(x), C128::slice_mut(out), |v| {
+                    C128::new(f64::from(v.re), f64::from(v.im))
+                })
+            } else {
+                map1(C128::slice(x), C64::slice_mut(out), |v| {
+                    C64::new(v.re as f32, v.im as f32)
+                })
+            };
         }
         if from.is_int() && to.is_int() {
             // Integer conversions wrap (sign-extend, then truncate), as XLA's do.

@@ -6,6 +6,7 @@
 //! - [`lanes`]: the kernels over runs of elements, and [`Lanewise`], the form fusion stores;
 //! - [`eager`]: the kernels over whole arrays, and `threefry2x32`.
 
+mod complex;
 mod eager;
 mod lanes;
 mod ops;

@@ -112,6 +112,9 @@ fn lax_unary(op: UnaryOp, x: &Tensor) -> Tensor {
         U::Not => lax::not(x),
         U::ErfInv => lax::erf_inv(x),
         U::IsFinite => lax::is_finite(x),
+        U::Real => lax::real(x),
+        U::Imag => lax::imag(x),
+        U::Conj => lax::conj(x),
     }
 }
 
@@ -137,6 +140,7 @@ fn lax_binary(op: BinaryOp, x: &Tensor, y: &Tensor) -> Tensor {
         B::Xor => lax::xor(x, y),
         B::ShiftLeft => lax::shift_left(x, y),
         B::ShiftRightLogical => lax::shift_right_logical(x, y),
+        B::Complex => lax::complex(x, y),
     }
 }
 
