@@ -92,3 +92,4 @@ mod numpy_shape;
 mod numpy_stats;
 mod random;
 mod scipy_special;
+mod fft;
