@@ -51,11 +51,8 @@ MODULES = [
     ("jax.scipy.special", "scipy::special", 30),
 ]
 
-COMPLEX = "complex numbers: oxla has no complex dtypes"
 EXCLUDED = {
     "jax.numpy": {
-        COMPLEX: "angle conj conjugate imag real iscomplex iscomplexobj isreal isrealobj "
-        "sort_complex",
         "Python I/O: files, bytes, iterators, DLPack (oxla: oxla::io, Tensor::from_vec)":
         "load save savez fromfile frombuffer fromstring fromiter from_dlpack",
         "printing options and strings (oxla: Display, Debug, oxla::set_printoptions)":
@@ -70,7 +67,6 @@ EXCLUDED = {
     "jax.lax": {
         "typing aliases, not functions": "ConvGeneralDilatedDimensionNumbers "
         "DotDimensionNumbers PrecisionLike",
-        COMPLEX: "complex conj imag real",
         "XLA ordering tokens: oxla has no token values": "after_all create_token",
         "StableHLO composites, an XLA lowering device": "composite",
         "symbolic (polymorphic) shapes: oxla's shapes are concrete": "shape_as_value",

@@ -46,3 +46,24 @@ pub fn rnn(quick: bool) -> Measure {
     });
     Measure::new(s / n as f64, Some(jnp::sum(&first.0, None).item()))
 }
+
+/// The FFT workload's sizes: images and their side (`quick`: 32 images).
+pub fn rfft2_sizes(quick: bool) -> [usize; 2] {
+    [if quick { 32 } else { 256 }, 512]
+}
+
+/// `jit(jnp.fft.rfft2)` of a batch of f32 images, as `bench/jax/fft.py`: ten calls after
+/// the first, timed together; the checksum is the sum of the real parts.
+pub fn rfft2(quick: bool) -> Measure {
+    let [b, n] = rfft2_sizes(quick);
+    let x = random::normal(&random::key(0), &[b, n, n]);
+    let f = jit(|x: Tensor| jnp::fft::rfft2(&x, None, [-2, -1], None));
+    let first = f.call(x.clone()).expect("compiles");
+    let reps = 10;
+    let (s, _) = seconds(|| {
+        for _ in 0..reps {
+            f.call(x.clone()).expect("runs");
+        }
+    });
+    Measure::new(s / reps as f64, Some(jnp::sum(jnp::real(&first), None).item()))
+}

@@ -183,6 +183,15 @@ pub static WORKLOADS: &[Workload] = &[
         parse: |t| parse_steady(t, "rnn"),
     },
     Workload {
+        name: "rfft2",
+        about: "jit(jnp.fft.rfft2) of 256 (quick 32) f32 images 512x512",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: surface::rfft2,
+        jax: |q| ("fft.py", args(&surface::rfft2_sizes(q))),
+        parse: |t| parse_steady(t, "rfft2"),
+    },
+    Workload {
         name: "cnn-pegrad",
         about:
             "per-example gradients of a CNN (3x3 convs 1 -> 8 -> 16, 28x28), batch 256 (quick 64)",

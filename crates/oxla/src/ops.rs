@@ -59,6 +59,7 @@ unary!(
     neg => Neg, exp => Exp, log => Log, log1p => Log1p, sin => Sin, cos => Cos, tanh => Tanh,
     logistic => Logistic, sqrt => Sqrt, cbrt => Cbrt, rsqrt => Rsqrt, abs => Abs, sign => Sign,
     floor => Floor, ceil => Ceil, round => Round, not => Not, erf_inv => ErfInv, is_finite => IsFinite,
+    real => Real, imag => Imag, conj => Conj,
 );
 unary!(erf => Erf, erfc => Erfc, lgamma => Lgamma, digamma => Digamma);
 unary!(
@@ -109,7 +110,7 @@ binary!(
     add => Add, sub => Sub, mul => Mul, div => Div, rem => Rem, pow => Pow, max => Max,
     min => Min, nextafter => Nextafter, eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt,
     ge => Ge, and => And, or => Or, xor => Xor, shift_left => ShiftLeft,
-    shift_right_logical => ShiftRightLogical,
+    shift_right_logical => ShiftRightLogical, complex => Complex,
 );
 binary!(
     polygamma => Polygamma, zeta => Zeta, atan2 => Atan2,
@@ -448,4 +449,19 @@ pub fn bitwise_xor(x: &Tensor, y: &Tensor) -> Tensor {
 #[track_caller]
 pub fn bitwise_not(x: &Tensor) -> Tensor {
     not(x)
+}
+
+/// The discrete Fourier transform of `x` over its trailing `fft_lengths.len()` axes (1 to
+/// 3): `FFT`/`IFFT` (complex, the inverse scaled by `1 / n`), `RFFT` (a float operand; the
+/// last axis keeps its `n / 2 + 1` non-negative frequencies) and `IRFFT` (its inverse, of
+/// last length `fft_lengths[-1]`): `jax.lax.fft`.
+#[track_caller]
+pub fn fft(x: &Tensor, fft_type: crate::prims::FftType, fft_lengths: &[usize]) -> Tensor {
+    bind1(
+        Prim::Fft {
+            fft_type,
+            fft_lengths: fft_lengths.to_vec(),
+        },
+        std::slice::from_ref(x),
+    )
 }

@@ -37,6 +37,10 @@ pub enum DType {
     F32,
     /// 64-bit IEEE float.
     F64,
+    /// Complex of two `f32` ([`num_complex::Complex<f32>`]), JAX's `complex64`.
+    C64,
+    /// Complex of two `f64` ([`num_complex::Complex<f64>`]), JAX's `complex128`.
+    C128,
 }
 
 /// The three kinds of dtype that decide how Rust scalars combine with a tensor.
@@ -48,11 +52,13 @@ pub enum Kind {
     Int,
     /// Floating point.
     Float,
+    /// Complex (no Rust scalar has this kind; it orders the kinds above floats).
+    Complex,
 }
 
 impl DType {
     /// Every dtype, in the order of the enum.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -66,6 +72,8 @@ impl DType {
         DType::BF16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
 
     /// Bytes per element.
@@ -75,7 +83,8 @@ impl DType {
             Bool | I8 | U8 => 1,
             I16 | U16 | F16 | BF16 => 2,
             I32 | U32 | F32 => 4,
-            I64 | U64 | F64 => 8,
+            I64 | U64 | F64 | C64 => 8,
+            C128 => 16,
         }
     }
 
@@ -96,6 +105,8 @@ impl DType {
             BF16 => "bf16",
             F32 => "f32",
             F64 => "f64",
+            C64 => "c64",
+            C128 => "c128",
         }
     }
 
@@ -116,6 +127,8 @@ impl DType {
             BF16 => "bfloat16",
             F32 => "float32",
             F64 => "float64",
+            C64 => "complex64",
+            C128 => "complex128",
         }
     }
 
@@ -162,6 +175,35 @@ impl DType {
             Bool => Kind::Bool,
             I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 => Kind::Int,
             F16 | BF16 | F32 | F64 => Kind::Float,
+            C64 | C128 => Kind::Complex,
+        }
+    }
+
+    /// Whether this is a complex type (`complex64` or `complex128`).
+    pub fn is_complex(self) -> bool {
+        self.kind() == Kind::Complex
+    }
+
+    /// Whether this is a float or complex type: the dtypes gradients flow through.
+    pub fn is_inexact(self) -> bool {
+        self.is_float() || self.is_complex()
+    }
+
+    /// The real dtype of a complex one (`complex64` → `float32`); any other dtype is itself.
+    pub fn real_dtype(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+
+    /// The complex dtype whose parts are this float dtype (`float64` → `complex128`;
+    /// `float32` and the 16-bit floats → `complex64`); a complex dtype is itself.
+    pub fn complex_dtype(self) -> DType {
+        match self {
+            DType::F64 | DType::C128 => DType::C128,
+            _ => DType::C64,
         }
     }
 }
@@ -174,7 +216,7 @@ impl fmt::Display for DType {
 
 /// A Rust type that can be an array element.
 pub trait Elem:
-    Copy + Send + Sync + PartialEq + PartialOrd + fmt::Debug + Default + 'static
+    Copy + Send + Sync + PartialEq + fmt::Debug + Default + 'static
 {
     /// The dtype of this element type.
     const DTYPE: DType;
@@ -238,6 +280,29 @@ elem_float!(
     half::bf16 => BF16, half::bf16::from_f64, half::bf16::to_f64
 );
 
+macro_rules! elem_complex {
+    ($($t:ty => $d:ident),*) => {$(
+        /// A complex element: real values convert to and from its real part, as numpy's
+        /// `astype` does.
+        impl Elem for num_complex::Complex<$t> {
+            const DTYPE: DType = DType::$d;
+            fn from_f64(v: f64) -> Self {
+                num_complex::Complex::new(v as $t, 0.0)
+            }
+            fn to_f64(self) -> f64 {
+                self.re as f64
+            }
+            fn from_i128(v: i128) -> Self {
+                num_complex::Complex::new(v as $t, 0.0)
+            }
+            fn to_i128(self) -> i128 {
+                self.re as i128
+            }
+        }
+    )*};
+}
+elem_complex!(f32 => C64, f64 => C128);
+
 impl Elem for bool {
     const DTYPE: DType = DType::Bool;
     fn from_f64(v: f64) -> Self {
@@ -259,8 +324,8 @@ impl Elem for bool {
 }
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dt`, for the dtypes listed
-/// (or a group: `Int`, `Float`, `Num` (both), `Bits` (`Int` and `Bool`); all without a
-/// list). A dtype outside the list is a kernel called on a dtype its shape rule admitted:
+/// (or a group: `Int`, `Float`, `Num` (both), `Bits` (`Int` and `Bool`), `Complex`, `Arith`
+/// (`Num` and `Complex`), `Real` (all but `Complex`); all without a list). A dtype outside the list is a kernel called on a dtype its shape rule admitted:
 /// a bug, named in the panic.
 macro_rules! with_dtype {
     ($dt:expr, $T:ident, Int, $body:expr) => {
@@ -280,6 +345,25 @@ macro_rules! with_dtype {
     ($dt:expr, $T:ident, Bits, $body:expr) => {
         $crate::array::with_dtype!($dt, $T, [Bool, I8, I16, I32, I64, U8, U16, U32, U64], $body)
     };
+    ($dt:expr, $T:ident, Arith, $body:expr) => {
+        $crate::array::with_dtype!(
+            $dt,
+            $T,
+            [I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128],
+            $body
+        )
+    };
+    ($dt:expr, $T:ident, Complex, $body:expr) => {
+        $crate::array::with_dtype!($dt, $T, [C64, C128], $body)
+    };
+    ($dt:expr, $T:ident, Real, $body:expr) => {
+        $crate::array::with_dtype!(
+            $dt,
+            $T,
+            [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64],
+            $body
+        )
+    };
     ($dt:expr, $T:ident, [$($d:ident),*], $body:expr) => {
         match $dt {
             $(crate::array::DType::$d => {
@@ -294,7 +378,7 @@ macro_rules! with_dtype {
         $crate::array::with_dtype!(
             $dt,
             $T,
-            [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64],
+            [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128],
             $body
         )
     };
@@ -311,5 +395,7 @@ macro_rules! with_dtype {
     (@ty BF16) => { half::bf16 };
     (@ty F32) => { f32 };
     (@ty F64) => { f64 };
+    (@ty C64) => { num_complex::Complex<f32> };
+    (@ty C128) => { num_complex::Complex<f64> };
 }
 pub(crate) use with_dtype;

@@ -56,7 +56,8 @@ impl Array {
             )));
         }
         let out = buf.as_mut_bytes();
-        let size = h.dtype.size();
+        // A complex element is two floats, each swapped on its own.
+        let size = h.dtype.real_dtype().size();
         if h.big_endian && size > 1 {
             out.chunks_exact_mut(size).for_each(<[u8]>::reverse);
         }

@@ -106,6 +106,8 @@ const DESCRS: &[(DType, &str)] = &[
     (DType::BF16, "V2"),
     (DType::F32, "f4"),
     (DType::F64, "f8"),
+    (DType::C64, "c8"),
+    (DType::C128, "c16"),
 ];
 
 /// oxla's dtype for a numpy type string, and whether it is big-endian.
@@ -401,7 +403,7 @@ mod tests {
             "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
             "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
             "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}",
-            "{'descr': '<c8', 'fortran_order': False, 'shape': (2,)}",
+            "{'descr': '<c32', 'fortran_order': False, 'shape': (2,)}",
             "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}",
             "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x",
             "{'de\\scr': '<f4'}",

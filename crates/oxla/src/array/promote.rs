@@ -10,6 +10,7 @@ enum Node {
     Strong(DType),
     WeakInt,
     WeakFloat,
+    WeakComplex,
 }
 
 /// The nodes just above `n` in JAX's lattice (`jax._src.dtypes._type_promotion_lattice`).
@@ -26,10 +27,13 @@ fn above(n: Node) -> &'static [Node] {
         Strong(I8) => &[Strong(I16)],
         Strong(I16) => &[Strong(I32)],
         Strong(I32) => &[Strong(I64)],
-        WeakFloat => &[Strong(BF16), Strong(F16)],
+        WeakFloat => &[Strong(BF16), Strong(F16), WeakComplex],
         Strong(BF16) | Strong(F16) => &[Strong(F32)],
-        Strong(F32) => &[Strong(F64)],
-        Strong(F64) => &[],
+        Strong(F32) => &[Strong(F64), Strong(C64)],
+        Strong(F64) => &[Strong(C128)],
+        WeakComplex => &[Strong(C64)],
+        Strong(C64) => &[Strong(C128)],
+        Strong(C128) => &[],
     }
 }
 
@@ -69,6 +73,7 @@ impl DType {
             Node::Strong(d) => d,
             Node::WeakInt => DType::I64,
             Node::WeakFloat => DType::F64,
+            Node::WeakComplex => DType::C128,
         }
     }
 
@@ -78,6 +83,8 @@ impl DType {
     pub fn with_weak(self, kind: Kind) -> DType {
         if kind <= self.kind() {
             self
+        } else if kind == Kind::Complex && self.is_float() {
+            self.complex_dtype()
         } else {
             kind.default_dtype()
         }
@@ -92,6 +99,7 @@ impl DType {
             DType::I64 if !x64_enabled() => DType::I32,
             DType::U64 if !x64_enabled() => DType::U32,
             DType::F64 if !x64_enabled() => DType::F32,
+            DType::C128 if !x64_enabled() => DType::C64,
             d => d,
         }
     }
@@ -104,6 +112,7 @@ impl Kind {
             Kind::Bool => DType::Bool,
             Kind::Int => DType::I64.canonical(),
             Kind::Float => DType::F64.canonical(),
+            Kind::Complex => DType::C128.canonical(),
         }
     }
 }
@@ -123,6 +132,12 @@ mod tests {
             assert_eq!(I64.promote(U64), F64);
             assert_eq!(F16.promote(BF16), F32);
             assert_eq!(F32.promote(F64), F64);
+            assert_eq!(F32.promote(C64), C64);
+            assert_eq!(F64.promote(C64), C128);
+            assert_eq!(I32.promote(C64), C64);
+            assert_eq!(BF16.promote(C64), C64);
+            assert_eq!(C64.with_weak(Kind::Float), C64);
+            assert_eq!(F32.with_weak(Kind::Complex), C64);
             assert_eq!(I32.with_weak(Kind::Float), F32);
             assert_eq!(F64.with_weak(Kind::Float), F64);
             assert_eq!(U32.with_weak(Kind::Int), U32);

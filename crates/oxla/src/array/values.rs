@@ -66,7 +66,9 @@ values!(
     F16(half::f16),
     BF16(half::bf16),
     F32(f32),
-    F64(f64)
+    F64(f64),
+    C64(num_complex::Complex<f32>),
+    C128(num_complex::Complex<f64>)
 );
 
 /// The element types, with the conversions between their slices and [`Values`].
@@ -135,6 +137,21 @@ lane!(f32, F32, |x| x.to_bits() as u64, |b| f32::from_bits(
     b as u32
 ));
 lane!(f64, F64, |x| x.to_bits(), |b| f64::from_bits(b));
+// complex64's bits: the real part's in the low half, the imaginary part's in the high half.
+lane!(
+    num_complex::Complex<f32>,
+    C64,
+    |x| u64::from(x.re.to_bits()) | (u64::from(x.im.to_bits()) << 32),
+    |b| num_complex::Complex::new(f32::from_bits(b as u32), f32::from_bits((b >> 32) as u32))
+);
+// complex128 has no 64-bit image: the primitives that move bits (bitcast_convert_type,
+// shifts) reject complex operands in their shape rules.
+lane!(
+    num_complex::Complex<f64>,
+    C128,
+    |x| unreachable!("complex128 {x} has no 64-bit image"),
+    |b| unreachable!("no complex128 from the 64 bits {b}")
+);
 
 impl Array {
     /// The elements as typed values.

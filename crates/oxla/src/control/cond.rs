@@ -282,7 +282,7 @@ impl ControlFlow for CondSpec {
         let np = ins.len() - 1;
         let with_ct: Vec<usize> = (0..cts.len()).filter(|&k| cts[k].is_some()).collect();
         let act: Vec<usize> = (1..ins.len())
-            .filter(|&i| active[i] && ins[i].dtype().is_float())
+            .filter(|&i| active[i] && ins[i].dtype().is_inexact())
             .collect();
         if with_ct.is_empty() || act.is_empty() {
             return vec![None; ins.len()];

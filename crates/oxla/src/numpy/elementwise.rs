@@ -48,7 +48,7 @@ pub fn divide(x: impl Into<Operand>, y: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let ops = [x.into(), y.into()];
     let dtype = result_type(&ops);
-    let dtype = if dtype.is_float() {
+    let dtype = if dtype.is_inexact() {
         dtype
     } else {
         Kind::Float.default_dtype()

@@ -43,6 +43,7 @@ mod axis;
 mod bitwise;
 mod calculus;
 mod convolve;
+mod complex;
 mod creation;
 mod cumulative;
 mod diag;
@@ -51,6 +52,7 @@ mod einsum;
 mod elementwise;
 mod extra;
 mod grid;
+pub mod fft;
 mod index;
 mod join;
 pub mod linalg;
@@ -76,6 +78,9 @@ pub use bitwise::{
 };
 pub use calculus::{array_equal, array_equiv, gradient, trapezoid, unwrap};
 pub use convolve::{convolve, correlate};
+pub use complex::{
+    angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal, isrealobj, real,
+};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };
@@ -370,7 +375,7 @@ pub fn astype(x: impl Into<Operand>, dtype: DType) -> Tensor {
 /// with x64 on), as JAX's inexact promotion.
 #[track_caller]
 pub(crate) fn inexact(x: &Tensor) -> Tensor {
-    if x.dtype().is_float() {
+    if x.dtype().is_inexact() {
         x.clone()
     } else {
         astype(x, Kind::Float.default_dtype())

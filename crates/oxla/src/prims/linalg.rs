@@ -126,6 +126,8 @@ pub(crate) fn dot_general(
     let out = match lhs.dtype() {
         DType::F32 => float_product::<f32>(&shape, &l, &r, dims),
         DType::F64 => float_product::<f64>(&shape, &l, &r, dims),
+        DType::C64 => float_product::<num_complex::Complex<f32>>(&shape, &l, &r, dims),
+        DType::C128 => float_product::<num_complex::Complex<f64>>(&shape, &l, &r, dims),
         _ => with_dtype!(lhs.dtype(), T, Int, {
             new_array::<T>(&shape, |out| matmul_loops::<T>(&l, &r, out, dims))
         }),
@@ -261,8 +263,8 @@ fn float_product<T: Elem>(
             // and element (t, q) of the right one at rs[ro + q*rsd[1] + t*rsd[2]], in
             // bounds for p < m, q < n, t < k by construction of the operands' views; batch
             // i of the result is the m x n row-major block at i*m*n of a buffer of b*m*n
-            // elements, of which columns c0..c0 + w are written; T is f32 or f64, which
-            // gemm multiplies.
+            // elements, of which columns c0..c0 + w are written; T is f32, f64 or a complex
+            // of them, which gemm multiplies.
             unsafe {
                 gemm::gemm(
                     m,
@@ -338,7 +340,7 @@ pub(crate) fn scratch_bytes(
         size(r, &rfree),
     );
     let elem = l.dtype.size();
-    let packed = if l.dtype.is_float() {
+    let packed = if l.dtype.is_inexact() {
         let panels = elem * k.min(PANEL_TERMS) * (m.next_multiple_of(64) + n.next_multiple_of(64));
         panels.max(64 * k)
     } else {

@@ -82,7 +82,7 @@ pub(crate) fn reduce_rule(
     check_axes(axes, x)?;
     let ok = match op {
         ReduceOp::And | ReduceOp::Or => x.dtype == DType::Bool,
-        ReduceOp::Max | ReduceOp::Min => true,
+        ReduceOp::Max | ReduceOp::Min => !x.dtype.is_complex(),
         _ => x.dtype.is_numeric(),
     };
     if !ok {
@@ -99,10 +99,10 @@ pub(crate) fn arg_rule(
     arity(inputs, 1)?;
     let x = &inputs[0];
     check_axes(axes, x)?;
-    if axes.len() != 1 || !index_dtype.is_int() {
+    if axes.len() != 1 || !index_dtype.is_int() || x.dtype.is_complex() {
         return Err(format!(
-            "needs one axis and an integer index_dtype; got axes {axes:?} and {index_dtype} \
-             for {x}"
+            "needs one axis, an integer index_dtype and real operands; got axes {axes:?} and \
+             {index_dtype} for {x}"
         ));
     }
     if x.shape[axes[0]] == 0 {
@@ -117,8 +117,8 @@ pub(crate) fn arg_rule(
 pub(crate) fn cumsum_rule(axis: usize, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     let x = &inputs[0];
-    if axis >= x.ndim() || !x.dtype.is_numeric() {
-        return Err(format!("axis {axis} invalid for {x}"));
+    if axis >= x.ndim() || !x.dtype.is_numeric() || x.dtype.is_complex() {
+        return Err(format!("axis {axis} invalid for {x} (a real numeric operand)"));
     }
     Ok(vec![x.clone()])
 }
@@ -209,6 +209,30 @@ macro_rules! monoid_int {
     )*};
 }
 monoid_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// Complex sums and products; complex numbers have no order, so the shape rule rejects
+/// `reduce_max` and `reduce_min` of them.
+macro_rules! monoid_complex {
+    ($($t:ty),*) => {$(
+        impl Monoid for num_complex::Complex<$t> {
+            fn combine(op: ReduceOp, a: Self, b: Self) -> Self {
+                match op {
+                    ReduceOp::Sum => a + b,
+                    ReduceOp::Prod => a * b,
+                    _ => unreachable!("{} of complex operands", op.name()),
+                }
+            }
+            fn identity(op: ReduceOp) -> Self {
+                match op {
+                    ReduceOp::Sum => num_complex::Complex::new(0.0, 0.0),
+                    ReduceOp::Prod => num_complex::Complex::new(1.0, 0.0),
+                    _ => unreachable!("{} of complex operands", op.name()),
+                }
+            }
+        }
+    )*};
+}
+monoid_complex!(f32, f64);
 
 impl Monoid for bool {
     fn combine(op: ReduceOp, a: bool, b: bool) -> bool {
@@ -338,7 +362,7 @@ pub(crate) fn reduce(op: ReduceOp, a: &Array, axes: &[usize]) -> Array {
 }
 
 pub(crate) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) -> Array {
-    fn run<T: Elem>(op: ArgOp, a: &Array, axis: usize, out: &mut [i32]) {
+    fn run<T: Elem + PartialOrd>(op: ArgOp, a: &Array, axis: usize, out: &mut [i32]) {
         let (p, row) = reduced_last(a, &[axis]);
         let src = p.as_slice::<T>();
         #[allow(clippy::eq_op)]
@@ -363,7 +387,7 @@ pub(crate) fn arg_reduce(op: ArgOp, a: &Array, axis: usize, index_dtype: DType) 
     }
     let shape = reduced_shape(a.shape(), &[axis]);
     let out = new_array::<i32>(&shape, |out| {
-        with_dtype!(a.dtype(), T, run::<T>(op, a, axis, out))
+        with_dtype!(a.dtype(), T, Real, run::<T>(op, a, axis, out))
     });
     super::elementwise::convert(&out, index_dtype)
 }

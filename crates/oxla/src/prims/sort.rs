@@ -21,6 +21,9 @@ pub(crate) fn sort_rule(
     if dimension >= first.ndim() {
         return Err(format!("dimension {dimension} out of range for {first}"));
     }
+    if let Some(x) = inputs[..num_keys].iter().find(|x| x.dtype.is_complex()) {
+        return Err(format!("complex keys are not supported, got {x}"));
+    }
     if let Some(x) = inputs.iter().find(|x| x.shape != first.shape) {
         return Err(format!("operands must share one shape: {first} vs {x}"));
     }

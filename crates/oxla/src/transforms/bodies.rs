@@ -20,7 +20,7 @@ pub(crate) fn trace_on(
 /// The positions of the float avals: the values forward mode carries tangents for.
 pub(crate) fn float_positions(avals: &[Aval]) -> Vec<usize> {
     (0..avals.len())
-        .filter(|&k| avals[k].dtype.is_float())
+        .filter(|&k| avals[k].dtype.is_inexact())
         .collect()
 }
 

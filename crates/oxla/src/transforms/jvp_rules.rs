@@ -55,7 +55,7 @@ pub(crate) fn zeros_of_aval(x: &Tensor) -> Tensor {
 }
 
 fn is_float(x: &Tensor) -> bool {
-    x.dtype().is_float()
+    x.dtype().is_inexact()
 }
 
 /// Sum of tangents, either possibly zero.
@@ -72,8 +72,9 @@ fn epsilon(dtype: DType) -> f64 {
     match dtype {
         DType::F16 => f64::from(half::f16::EPSILON),
         DType::BF16 => f64::from(half::bf16::EPSILON),
-        DType::F32 => f64::from(f32::EPSILON),
+        DType::F32 | DType::C64 => f64::from(f32::EPSILON),
         DType::F64
+        | DType::C128
         | DType::Bool
         | DType::I8
         | DType::I16
@@ -100,7 +101,17 @@ pub(crate) fn unary_tangent(op: UnaryOp, x: &Tensor, y: &Tensor, t: &Tensor) -> 
         Sqrt => lax::div(&lax::mul(t, &c(0.5, t)), y),
         Cbrt => lax::mul(t, &lax::mul(&c(1.0 / 3.0, x), &lax::integer_pow(y, -2))),
         Rsqrt => lax::mul(&lax::mul(t, &c(-0.5, t)), &lax::div(y, x)),
+        // |z|' = real(t * conj(z) / |z|), with |z| = 0 read as 1, as JAX's rule.
+        Abs if x.dtype().is_complex() => {
+            let at_zero = lax::convert_element_type(&lax::eq(y, &c(0.0, y)), y.dtype());
+            let safe = lax::add(y, &at_zero);
+            let unit = lax::div(&lax::conj(x), &lax::complex(&safe, &c(0.0, &safe)));
+            lax::real(&lax::mul(t, &unit))
+        }
         Abs => lax::select_n(&lax::ge(x, &c(0.0, x)), &[lax::neg(t), t.clone()]),
+        Real => lax::real(t),
+        Imag => lax::imag(t),
+        Conj => lax::conj(t),
         ErfInv => {
             // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
             let k = c(std::f64::consts::PI.sqrt() / 2.0, x);
@@ -314,6 +325,11 @@ pub(crate) fn binary_tangents(
             });
             add_opt(da, dx, shape).map(|d| lax::mul(&sign, &d))
         }
+        Complex => add_opt(
+            tx.map(|t| lax::complex(&t, &c(0.0, &t))),
+            ty.map(|t| lax::complex(&c(0.0, &t), &t)),
+            shape,
+        ),
         Nextafter | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | ShiftLeft
         | ShiftRightLogical | ShiftRightArithmetic | IgammaGradA | RandomGammaGrad => None,
     }
@@ -351,7 +367,7 @@ pub(crate) fn jvp(
         )],
         Prim::IntegerPow { y } => vec![t0.map(|t| integer_pow_tangent(x, *y, t))],
         Prim::ConvertElementType { new_dtype } => vec![t0
-            .filter(|_| new_dtype.is_float() && is_float(x))
+            .filter(|_| new_dtype.is_inexact() && is_float(x))
             .map(|t| lax::convert_element_type(t, *new_dtype))],
         Prim::BitcastConvertType { .. }
         | Prim::Iota { .. }
@@ -377,7 +393,8 @@ pub(crate) fn jvp(
         | Prim::Rev { .. }
         | Prim::Squeeze { .. }
         | Prim::Slice { .. }
-        | Prim::Cumsum { .. } => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
+        | Prim::Cumsum { .. }
+        | Prim::Fft { .. } => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
         Prim::Reduce { op, axes } => match op {
             ReduceOp::Sum => vec![t0.map(|t| lin(prim, std::slice::from_ref(t)).remove(0))],
             ReduceOp::Max | ReduceOp::Min => vec![t0.map(|t| {

@@ -11,7 +11,7 @@ use crate::array::DType;
 use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
-use crate::prims::{ReduceOp, ScatterDims, ScatterOp};
+use crate::prims::{BinaryOp, ReduceOp, ScatterDims, ScatterOp, UnaryOp};
 
 pub(crate) type Cotangents = Vec<Option<Tensor>>;
 
@@ -88,6 +88,68 @@ fn dot_transpose(
     }
 }
 
+/// The cotangent of `x` from the cotangent `ct` of `real`, `imag`, `conj` or a complex
+/// `abs` of it, as JAX transposes them (`real`'s is `complex(ct, 0)`, `imag`'s
+/// `complex(0, -ct)`, `conj`'s `conj(ct)`, `abs`'s `ct * conj(x) / |x|` with |x| = 0 read as
+/// 1); `None` for the other operations, whose VJP is their JVP formula applied to `ct`.
+fn complex_unary_vjp(op: UnaryOp, x: &Tensor, ct: &Tensor) -> Option<Tensor> {
+    use UnaryOp::*;
+    let zero = scalar_tensor(0.0, ct.dtype());
+    Some(match op {
+        Real => lax::complex(ct, &zero),
+        Imag => lax::complex(&zero, &lax::neg(ct)),
+        Conj => lax::conj(ct),
+        Abs if x.dtype().is_complex() => {
+            let r = lax::abs(x);
+            let at_zero = lax::eq(&r, &zero);
+            let safe = lax::add(&r, &lax::convert_element_type(&at_zero, r.dtype()));
+            let unit = lax::div(&lax::conj(x), &lax::complex(&safe, &zero));
+            lax::mul(&lax::complex(ct, &zero), &unit)
+        }
+        Neg
+        | Exp
+        | Log
+        | Log1p
+        | Sin
+        | Cos
+        | Tanh
+        | Logistic
+        | Sqrt
+        | Cbrt
+        | Rsqrt
+        | Abs
+        | Sign
+        | Floor
+        | Ceil
+        | Round
+        | Not
+        | ErfInv
+        | IsFinite
+        | Erf
+        | Erfc
+        | Lgamma
+        | Digamma
+        | Tan
+        | Asin
+        | Acos
+        | Atan
+        | Sinh
+        | Cosh
+        | Asinh
+        | Acosh
+        | Atanh
+        | Expm1
+        | Exp2
+        | Square
+        | RoundEven
+        | PopulationCount
+        | Clz
+        | BesselI0e
+        | BesselI1e
+        | ReducePrecision { .. } => return None,
+    })
+}
+
 /// Input cotangents of `prim` (for the `active` inputs) from output cotangents `cts`;
 /// `src` is the user's line of the equation.
 pub(crate) fn vjp(
@@ -122,7 +184,18 @@ pub(crate) fn vjp(
     };
     let lin = |p: Prim, ts: &[Tensor]| bind(p, ts, src).remove(0);
     match prim {
-        Prim::Unary(op) => vec![unary_tangent(*op, x, &outs[0], &ct)],
+        Prim::Unary(op) => match complex_unary_vjp(*op, x, &ct) {
+            Some(g) => vec![Some(g)],
+            None => vec![unary_tangent(*op, x, &outs[0], &ct)],
+        },
+        // JAX's transpose of `complex`: the real part and minus the imaginary part.
+        Prim::Binary(BinaryOp::Complex) => {
+            let (re, im) = (lax::real(&ct), lax::neg(&lax::imag(&ct)));
+            vec![
+                active[0].then(|| unbroadcast(&re, x.shape())),
+                active[1].then(|| unbroadcast(&im, ins[1].shape())),
+            ]
+        }
         Prim::Binary(op) => {
             let y = &ins[1];
             let part = |which: usize| {
@@ -141,7 +214,7 @@ pub(crate) fn vjp(
         }
         Prim::IntegerPow { y } => vec![Some(integer_pow_tangent(x, *y, &ct))],
         Prim::ConvertElementType { .. } => {
-            if x.dtype().is_float() && ct.dtype().is_float() {
+            if x.dtype().is_inexact() && ct.dtype().is_inexact() {
                 vec![Some(lax::convert_element_type(&ct, x.dtype()))]
             } else {
                 none()
@@ -353,6 +426,14 @@ pub(crate) fn vjp(
         }
         Prim::Sort { .. } => sort_vjp(ins, cts, active, prim),
         Prim::Linalg(_) => unreachable!("decompositions are pulled back above"),
+        Prim::Fft {
+            fft_type,
+            fft_lengths,
+        } => vec![Some(super::fft_rules::transpose(
+            *fft_type,
+            fft_lengths,
+            &ct,
+        ))],
     }
 }
 

@@ -94,3 +94,4 @@ mod random;
 mod scipy_special;
 mod numpy_extra;
 mod special_extra;
+mod fft;

@@ -118,9 +118,9 @@ pub(super) struct FloatType {
     scalar_below: f64,
 }
 
-/// The float dtypes; each new one is one arm.
+/// The float dtypes; each new one is one arm. A complex dtype formats as its parts' dtype.
 pub(super) fn float_type(dtype: DType) -> FloatType {
-    match dtype {
+    match dtype.real_dtype() {
         DType::F32 => FloatType {
             shortest_e: |v| format!("{:e}", v as f32),
             exact_e: |v, n| format!("{:.n$e}", v as f32),
@@ -164,7 +164,9 @@ pub(super) fn float_type(dtype: DType) -> FloatType {
         | DType::U8
         | DType::U16
         | DType::U32
-        | DType::U64 => unreachable!("{dtype} is not a float type"),
+        | DType::U64
+        | DType::C64
+        | DType::C128 => unreachable!("{dtype} is not a float type"),
     }
 }
 
@@ -252,8 +254,8 @@ pub(super) fn scalar_str(dtype: DType, v: f64) -> String {
     match dtype.kind() {
         Kind::Bool => (if v != 0.0 { "True" } else { "False" }).into(),
         Kind::Int => (v as i64).to_string(),
-        Kind::Float if !v.is_finite() => non_finite(v).into(),
-        Kind::Float => {
+        Kind::Float | Kind::Complex if !v.is_finite() => non_finite(v).into(),
+        Kind::Float | Kind::Complex => {
             let ty = float_type(dtype);
             if v == 0.0 || (1e-4..ty.scalar_below).contains(&v.abs()) {
                 let (int, frac) = positional(v, ty, usize::MAX);

@@ -83,6 +83,12 @@ impl fmt::Display for Array {
     /// numpy's `str(a)`: `[[1. 2.]\n [3. 4.]]`; a rank-0 array prints as its scalar.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let o = get_printoptions();
+        if self.ndim() == 0 && self.dtype().is_complex() {
+            let (re, im) = complex_parts(self);
+            let part = |v: f64| scalar_str(self.dtype().real_dtype(), v);
+            let sign = if im[0].is_sign_negative() { "-" } else { "+" };
+            return write!(f, "({}{sign}{}j)", part(re[0]), part(im[0].abs()));
+        }
         if self.ndim() == 0 {
             return f.write_str(&scalar_str(self.dtype(), value(self)));
         }
@@ -122,6 +128,16 @@ fn py_tuple(shape: &[usize]) -> String {
     }
 }
 
+/// The real and imaginary parts of a complex array's elements, as `f64`.
+fn complex_parts(a: &Array) -> (Vec<f64>, Vec<f64>) {
+    with_dtype!(a.dtype(), T, Complex, {
+        let s = a.as_slice::<T>();
+        let re = s.iter().map(|v| f64::from(v.re)).collect();
+        let im = s.iter().map(|v| f64::from(v.im)).collect();
+        (re, im)
+    })
+}
+
 /// The single element of a rank-0 array, as `f64`.
 fn value(a: &Array) -> f64 {
     with_dtype!(a.dtype(), T, a.as_slice::<T>()[0].to_f64())
@@ -146,8 +162,16 @@ fn array2string(
     }
     let summarise = a.size() > o.threshold;
     let edge = if summarise { o.edgeitems } else { usize::MAX };
-    let (kept, values) = edge_values(a, edge);
-    let words = Format::new(a.dtype(), a.ndim() == 0, &values, o.precision).all(&values);
+    let (kept, offsets) = edge_offsets(a, edge);
+    let words = if a.dtype().is_complex() {
+        complex_words(a, &offsets, o.precision)
+    } else {
+        let values = with_dtype!(a.dtype(), T, Real, {
+            let s = a.as_slice::<T>();
+            offsets.iter().map(|&o| s[o].to_f64()).collect::<Vec<f64>>()
+        });
+        Format::new(a.dtype(), a.ndim() == 0, &values, o.precision).all(&values)
+    };
     let layout = Nested {
         words: &words,
         shape: a.shape(),
@@ -161,8 +185,8 @@ fn array2string(
 }
 
 /// The dimensions kept when at most `edge` elements print at each end of every axis, and
-/// the elements kept, row-major, as `f64`.
-fn edge_values(a: &Array, edge: usize) -> (Vec<usize>, Vec<f64>) {
+/// the offsets of the elements kept, row-major.
+fn edge_offsets(a: &Array, edge: usize) -> (Vec<usize>, Vec<usize>) {
     let shape = a.shape();
     let cut = |d: usize| edge.checked_mul(2).is_some_and(|e| e < d);
     let kept: Vec<usize> = shape
@@ -183,11 +207,27 @@ fn edge_values(a: &Array, edge: usize) -> (Vec<usize>, Vec<f64>) {
             .flat_map(|&o| positions.iter().map(move |&p| o + p * stride))
             .collect();
     }
-    let values = with_dtype!(a.dtype(), T, {
-        let s = a.as_slice::<T>();
-        offsets.iter().map(|&o| s[o].to_f64()).collect()
-    });
-    (kept, values)
+    (kept, offsets)
+}
+
+/// The elements of a complex array at `offsets` as numpy prints them: the real parts
+/// formatted together, then the imaginary parts with their sign and `j` (`1.+2.j`).
+fn complex_words(a: &Array, offsets: &[usize], precision: usize) -> Vec<String> {
+    let (re, im) = complex_parts(a);
+    let re: Vec<f64> = offsets.iter().map(|&o| re[o]).collect();
+    let im: Vec<f64> = offsets.iter().map(|&o| im[o]).collect();
+    let abs_im: Vec<f64> = im.iter().map(|v| v.abs()).collect();
+    let ty = || float_type(a.dtype().real_dtype());
+    let re_format = FloatFormat::new(&re, ty(), precision);
+    let im_format = FloatFormat::new(&abs_im, ty(), precision);
+    re.iter()
+        .zip(&im)
+        .map(|(&r, &i)| {
+            let sign = if i.is_sign_negative() { '-' } else { '+' };
+            let im = im_format.one(i.abs());
+            format!("{}{sign}{}j", re_format.one(r), im.trim_start())
+        })
+        .collect()
 }
 
 /// numpy's `_formatArray`: nested brackets over formatted elements, lines wrapped.
@@ -284,7 +324,9 @@ impl Format {
                     .max()
                     .unwrap_or(0),
             },
-            Kind::Float => Format::Float(FloatFormat::new(values, float_type(dtype), precision)),
+            Kind::Float | Kind::Complex => {
+                Format::Float(FloatFormat::new(values, float_type(dtype), precision))
+            }
         }
     }
 

@@ -105,7 +105,7 @@ fn fold_short<T: Copy>(runs: [&[T]; 4], id: T, f: impl Fn(T, T) -> T + Copy) -> 
 multiversion! {
     /// Folds `v`'s first `width` lanes (one value: repeated) into the accumulator.
     pub(super) fn fold_into(op: ReduceOp, acc: &mut Col, v: Values, width: usize) {
-        with_dtype!(acc.dtype, T, Num, {
+        with_dtype!(acc.dtype, T, Arith, {
             let a = &mut acc.buf.as_mut_slice::<T>()[..width];
             let x = T::slice(v);
             with_monoid!(op, T, |_id, f| {
@@ -169,7 +169,7 @@ impl Run<'_> {
                 && last + span.max(0) < len as i64
                 && offs.windows(2).all(|p| p[1] == p[0] + 1)
         };
-        with_dtype!(col.dtype, T, Num, {
+        with_dtype!(col.dtype, T, Arith, {
             let s = self.inputs[slot].all::<T>();
             let lanes = &mut col.buf.as_mut_slice::<T>()[..w];
             if !direct {
@@ -198,7 +198,7 @@ impl Run<'_> {
     pub(super) fn reset(&mut self) {
         let (op, _) = self.k.reduce.as_ref().expect("a reduction");
         let acc = &mut self.s.acc;
-        with_dtype!(acc.dtype, T, Num, {
+        with_dtype!(acc.dtype, T, Arith, {
             let lanes = acc.buf.len_bytes() / std::mem::size_of::<T>();
             acc.typed_mut::<T>(lanes).fill(T::identity(*op))
         });
@@ -212,7 +212,7 @@ impl Run<'_> {
         if flags.get(self.order.vector).copied().unwrap_or(false) {
             let acc = &self.s.acc;
             let total = &mut self.s.total;
-            with_dtype!(acc.dtype, T, Num, {
+            with_dtype!(acc.dtype, T, Arith, {
                 let lanes = &acc.buf.as_slice::<T>()[..acc.len];
                 let pairwise = *op == ReduceOp::Sum && acc.dtype.is_float();
                 total.typed_mut::<T>(1)[0] = fold(*op, lanes, pairwise);

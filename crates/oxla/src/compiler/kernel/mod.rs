@@ -225,7 +225,7 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         if let Some((op, _)) = &k.reduce {
             // Reducing an empty loop gives the monoid's identity.
             let mut r = new_run((0, 0, 0), None);
-            with_dtype!(r.s.acc.dtype, T, Num, {
+            with_dtype!(r.s.acc.dtype, T, Arith, {
                 r.s.acc.typed_mut::<T>(1)[0] = T::identity(*op)
             });
             let v = epilogue(k, &r.s.acc, &mut r.s.epi);

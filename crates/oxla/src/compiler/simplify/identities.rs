@@ -56,6 +56,7 @@ impl Pass {
                     BinaryOp::Mul => (Some(1.0), Some(1.0)),
                     BinaryOp::Div => (None, Some(1.0)),
                     BinaryOp::Rem
+                    | BinaryOp::Complex
                     | BinaryOp::Pow
                     | BinaryOp::Max
                     | BinaryOp::Min
@@ -137,7 +138,7 @@ impl Pass {
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => None,
-            Prim::Linalg(_) => None,
+            Prim::Linalg(_) | Prim::Fft { .. } => None,
         };
         match pick {
             Some(a) => {

@@ -125,6 +125,10 @@ impl Pass {
 
     /// The single value every element of `a` is known to have.
     fn scalar(&self, a: &Atom) -> Option<f64> {
+        // A complex constant is not one f64: no identity is read from it.
+        if a.aval().dtype.is_complex() {
+            return None;
+        }
         if let Some(v) = self.value(a) {
             let vals = v.to_f64_vec();
             let first = *vals.first()?;

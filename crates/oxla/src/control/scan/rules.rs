@@ -244,7 +244,7 @@ impl ControlFlow for ScanSpec {
     ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
         let (nc, nx) = (self.num_carry, self.num_xs);
         let na = primals.len();
-        let float = |t: &Tensor| t.dtype().is_float();
+        let float = |t: &Tensor| t.dtype().is_inexact();
         let tc: Vec<usize> = (0..nc).filter(|&i| float(&primals[i])).collect();
         let tx: Vec<usize> = (nc..nc + nx).filter(|&i| tangents[i].is_some()).collect();
         let tk: Vec<usize> = (nc + nx..na).filter(|&i| tangents[i].is_some()).collect();
@@ -310,7 +310,7 @@ impl ControlFlow for ScanSpec {
         if cts.iter().all(Option::is_none) || !active.iter().any(|&a| a) {
             return vec![None; na];
         }
-        let float = |i: usize| ins[i].dtype().is_float();
+        let float = |i: usize| ins[i].dtype().is_inexact();
         // Each step's incoming carry, stacked.
         let forward = self.trace(ins, nc, nx, |xs| {
             let outs = eval_jaxpr(&self.body, &xs);
@@ -335,7 +335,7 @@ impl ControlFlow for ScanSpec {
         };
         let n_out = self.body.jaxpr.outvars.len();
         let fy: Vec<usize> = (nc..n_out)
-            .filter(|&k| self.body.jaxpr.outvars[k].aval().dtype.is_float())
+            .filter(|&k| self.body.jaxpr.outvars[k].aval().dtype.is_inexact())
             .collect();
         let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i)).collect();
         ops.extend(fk.iter().map(|&i| zeros_of_aval(&ins[i])));

@@ -132,7 +132,7 @@ impl Prim {
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => Kind::Alone,
-            Prim::Linalg(_) => Kind::Alone,
+            Prim::Linalg(_) | Prim::Fft { .. } => Kind::Alone,
         }
     }
 

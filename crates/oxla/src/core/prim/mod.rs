@@ -20,7 +20,7 @@ use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{
-    ArgOp, BinaryOp, ConvParams, GatherDims, GatherMode, LinalgOp, ReduceOp, ScatterDims,
+    ArgOp, BinaryOp, ConvParams, FftType, GatherDims, GatherMode, LinalgOp, ReduceOp, ScatterDims,
     ScatterOp, UnaryOp,
 };
 
@@ -186,6 +186,14 @@ pub enum Prim {
     /// A dense decomposition or triangular solve of `jax.lax.linalg` on the last two
     /// dimensions (see [`LinalgOp`]).
     Linalg(LinalgOp),
+    /// The discrete Fourier transform over the trailing `fft_lengths.len()` axes (1 to 3):
+    /// JAX's `fft`.
+    Fft {
+        /// Which transform.
+        fft_type: FftType,
+        /// The transform's lengths (of the real signal's axes for `RFFT`/`IRFFT`).
+        fft_lengths: Vec<usize>,
+    },
 }
 
 impl Prim {
@@ -222,6 +230,7 @@ impl Prim {
             Prim::DebugCallback(c) => c.name(),
             Prim::ConvGeneralDilated(_) => "conv_general_dilated",
             Prim::Linalg(op) => op.name(),
+            Prim::Fft { .. } => "fft",
         }
     }
 }

@@ -25,6 +25,13 @@ impl Prim {
             Prim::DebugCallback(c) => c.params(),
             Prim::ConvGeneralDilated(p) => p.params(),
             Prim::Linalg(op) => op.params(),
+            Prim::Fft {
+                fft_type,
+                fft_lengths,
+            } => vec![
+                ("fft_lengths", pyfmt::tuple(fft_lengths)),
+                ("fft_type", fft_type.name().to_string()),
+            ],
             Prim::DynamicUpdateSlice => vec![],
             Prim::IntegerPow { y } => vec![("y", y.to_string())],
             Prim::ConvertElementType { new_dtype } => vec![

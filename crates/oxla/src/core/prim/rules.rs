@@ -80,6 +80,10 @@ impl Prim {
             Prim::DebugCallback(_) => Ok(vec![]),
             Prim::ConvGeneralDilated(p) => prims::conv::conv_rule(p, inputs),
             Prim::Linalg(op) => prims::decomp::rule(*op, inputs),
+            Prim::Fft {
+                fft_type,
+                fft_lengths,
+            } => prims::fft::fft_rule(*fft_type, fft_lengths, inputs),
         }
     }
 
@@ -218,6 +222,10 @@ impl Prim {
                 vec![prims::conv::conv_general_dilated(&inputs[0], &inputs[1], p)]
             }
             Prim::Linalg(op) => prims::decomp::eval(*op, inputs),
+            Prim::Fft {
+                fft_type,
+                fft_lengths,
+            } => vec![prims::fft::fft(&inputs[0], *fft_type, fft_lengths)],
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::Prim;
 use crate::array::Aval;
-use crate::prims::{conv, decomp, linalg, reduce, sort};
+use crate::prims::{conv, decomp, fft, linalg, reduce, sort};
 
 impl Prim {
     /// The most bytes this primitive's eager kernel holds beyond its operands and results
@@ -56,6 +56,7 @@ impl Prim {
             Prim::Sort { dimension, .. } => sort::scratch_bytes(inputs, *dimension),
             Prim::ConvGeneralDilated(p) => conv::scratch_bytes(p, inputs),
             Prim::Linalg(op) => decomp::scratch_bytes(*op, inputs),
+            Prim::Fft { fft_lengths, .. } => fft::scratch_bytes(fft_lengths, inputs),
         }
     }
 }

@@ -11,12 +11,7 @@ use crate::array::{new_values, with_dtype, Array, Buffer, DType, Values};
 use crate::prims::threefry;
 
 pub(crate) fn unary(op: UnaryOp, a: &Array) -> Array {
-    let dtype = if op == UnaryOp::IsFinite {
-        DType::Bool
-    } else {
-        a.dtype()
-    };
-    new_values(dtype, a.shape(), |out| unary_into(op, a.values(), out))
+    new_values(op.out_dtype(a.dtype()), a.shape(), |out| unary_into(op, a.values(), out))
 }
 
 pub(crate) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
@@ -24,11 +19,7 @@ pub(crate) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {
         // `pow` of a float by an integer exponent: the exponent converted, as XLA lowers it.
         return binary(op, a, &convert(b, a.dtype()));
     }
-    let dtype = if op.is_comparison() {
-        DType::Bool
-    } else {
-        a.dtype()
-    };
+    let dtype = op.out_dtype(a.dtype());
     if a.shape() == b.shape() || b.ndim() == 0 {
         new_values(dtype, a.shape(), |out| {
             binary_into(op, a.values(), b.values(), out)

@@ -10,7 +10,7 @@ use crate::prims::isa::multiversion;
 
 /// `out[i] = f(x[i])`; a one-element `x` is repeated.
 #[inline(always)]
-fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
+pub(super) fn map1<T: Copy, U: Copy>(x: &[T], out: &mut [U], f: impl Fn(T) -> U) {
     if x.len() == out.len() {
         for (o, &v) in out.iter_mut().zip(x) {
             *o = f(v);
@@ -34,7 +34,7 @@ fn erf_inv_lanes<T: Float>(x: &[T], out: &mut [T]) {
 
 /// `out[i] = f(x[i], y[i])`; one-element operands are repeated.
 #[inline(always)]
-fn map2<T: Copy, S: Copy, U: Copy>(x: &[T], y: &[S], out: &mut [U], f: impl Fn(T, S) -> U) {
+pub(super) fn map2<T: Copy, S: Copy, U: Copy>(x: &[T], y: &[S], out: &mut [U], f: impl Fn(T, S) -> U) {
     match (x.len() == out.len(), y.len() == out.len()) {
         (true, true) => {
             for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
@@ -90,6 +90,9 @@ impl Lanewise {
 multiversion! {
     pub(super) fn unary_into(op: UnaryOp, x: Values, out: ValuesMut) {
         use UnaryOp::*;
+        if x.dtype().is_complex() {
+            return super::complex::unary_into(op, x, out);
+        }
         macro_rules! float_map {
             ($f:expr) => {
                 with_dtype!(x.dtype(), T, Float, map1(T::slice(x), T::slice_mut(out), $f))
@@ -188,6 +191,7 @@ multiversion! {
                     T::from_bits64(u64::from(v.to_bits64().leading_zeros() - pad))
                 })
             ),
+            Real | Imag | Conj => unreachable!("{} of a real operand", op.name()),
         }
     }
 }
@@ -218,6 +222,14 @@ multiversion! {
                     map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
                 )
             };
+            (Real, $f:expr) => {
+                with_dtype!(
+                    x.dtype(),
+                    T,
+                    Real,
+                    map2(T::slice(x), T::slice(y), bool::slice_mut(out), $f)
+                )
+            };
         }
         // Shifts act on the bits, zero-extended; shifting by the width or more (or by a
         // negative amount) gives zero.
@@ -235,6 +247,9 @@ multiversion! {
             ($f:path) => {
                 zip_as!(Float, |a: T, b: T| T::from_f64($f(a.to_f64(), b.to_f64())))
             };
+        }
+        if x.dtype().is_complex() || op == Complex {
+            return super::complex::binary_into(op, x, y, out);
         }
         let is_bool = x.dtype() == DType::Bool;
         match op {
@@ -262,10 +277,10 @@ multiversion! {
             Nextafter => zip_as!(Float, Float::next_after),
             Eq => cmp!(|a: T, b: T| a == b),
             Ne => cmp!(|a: T, b: T| a != b),
-            Lt => cmp!(|a: T, b: T| a < b),
-            Le => cmp!(|a: T, b: T| a <= b),
-            Gt => cmp!(|a: T, b: T| a > b),
-            Ge => cmp!(|a: T, b: T| a >= b),
+            Lt => cmp!(Real, |a: T, b: T| a < b),
+            Le => cmp!(Real, |a: T, b: T| a <= b),
+            Gt => cmp!(Real, |a: T, b: T| a > b),
+            Ge => cmp!(Real, |a: T, b: T| a >= b),
             And => zip_as!(Bits, Bits::and),
             Or => zip_as!(Bits, Bits::or),
             Xor => zip_as!(Bits, Bits::xor),
@@ -286,6 +301,7 @@ multiversion! {
                 let b = b.to_bits64();
                 T::from_bits64((a >> Ord::min(b, u64::from(width) - 1)) as u64)
             }),
+            Complex => unreachable!("complex is taken above"),
         }
     }
 }
@@ -339,6 +355,19 @@ multiversion! {
         let (from, to) = (x.dtype(), out.dtype());
         if from == to {
             return bitcast_into(x, out);
+        }
+        if from.is_complex() && to.is_complex() {
+            type C64 = num_complex::Complex<f32>;
+            type C128 = num_complex::Complex<f64>;
+            return if from == DType::C64 {
+                map1(C64::slice(x), C128::slice_mut(out), |v| {
+                    C128::new(f64::from(v.re), f64::from(v.im))
+                })
+            } else {
+                map1(C128::slice(x), C64::slice_mut(out), |v| {
+                    C64::new(v.re as f32, v.im as f32)
+                })
+            };
         }
         if from.is_int() && to.is_int() {
             // Integer conversions wrap (sign-extend, then truncate), as XLA's do.

@@ -7,6 +7,7 @@
 //! - [`eager`]: the kernels over whole arrays, and `threefry2x32`;
 //! - [`math`]: the special functions (error, gamma family, ...) in `f64`.
 
+mod complex;
 mod eager;
 mod lanes;
 mod math;

@@ -96,6 +96,12 @@ pub enum UnaryOp {
         /// The mantissa bits kept.
         mantissa_bits: u32,
     },
+    /// The real part of a complex number (a float result).
+    Real,
+    /// The imaginary part of a complex number (a float result).
+    Imag,
+    /// The complex conjugate.
+    Conj,
 }
 
 /// Elementwise primitives of two operands.
@@ -157,6 +163,8 @@ pub enum BinaryOp {
     IgammaGradA,
     /// The derivative in `a` of a `Gamma(a, 1)` sample `x`.
     RandomGammaGrad,
+    /// `x + i y`: the complex number of two floats.
+    Complex,
 }
 
 /// Which dtypes an operation admits.
@@ -167,16 +175,20 @@ enum Class {
     IntOrBool,
     Int,
     Any,
+    Complex,
+    F32OrF64,
 }
 
 impl Class {
     fn admits(self, d: DType) -> bool {
         match self {
-            Class::Float => d.is_float(),
+            Class::Float => d.is_float() || d.is_complex(),
             Class::Numeric => d.is_numeric(),
-            Class::IntOrBool => !d.is_float(),
+            Class::IntOrBool => !d.is_inexact(),
             Class::Int => d.is_int(),
             Class::Any => true,
+            Class::Complex => d.is_complex(),
+            Class::F32OrF64 => matches!(d, DType::F32 | DType::F64),
         }
     }
 
@@ -187,6 +199,8 @@ impl Class {
             Class::IntOrBool => "an integer or bool operand",
             Class::Int => "an integer operand",
             Class::Any => "any operand",
+            Class::Complex => "a complex operand",
+            Class::F32OrF64 => "float32 or float64 operands",
         }
     }
 }
@@ -237,6 +251,28 @@ impl UnaryOp {
             BesselI0e => "bessel_i0e",
             BesselI1e => "bessel_i1e",
             ReducePrecision { .. } => "reduce_precision",
+            Real => "real",
+            Imag => "imag",
+            Conj => "conj",
+        }
+    }
+
+    /// Whether the operation takes complex operands.
+    fn admits_complex(self) -> bool {
+        use UnaryOp::*;
+        matches!(
+            self,
+            Neg | Exp | Log | Sin | Cos | Tanh | Sqrt | Rsqrt | Abs | Sign | Real | Imag | Conj
+        )
+    }
+
+    /// The result's dtype for an operand of dtype `x`: a float for `abs`, `real` and `imag`
+    /// of a complex operand, bool for `is_finite`, else `x`.
+    pub(crate) fn out_dtype(self, x: DType) -> DType {
+        match self {
+            UnaryOp::IsFinite => DType::Bool,
+            UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => x.real_dtype(),
+            _ => x,
         }
     }
 
@@ -280,6 +316,7 @@ impl UnaryOp {
             | BesselI0e
             | BesselI1e
             | ReducePrecision { .. } => Class::Float,
+            Real | Imag | Conj => Class::Complex,
         }
     }
 }
@@ -317,6 +354,25 @@ impl BinaryOp {
             Igammac => "igammac",
             IgammaGradA => "igamma_grad_a",
             RandomGammaGrad => "random_gamma_grad",
+            Complex => "complex",
+        }
+    }
+
+    /// Whether the operation takes complex operands.
+    fn admits_complex(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Add | Sub | Mul | Div | Eq | Ne)
+    }
+
+    /// The result's dtype for operands of dtype `x`: bool for comparisons, the complex dtype
+    /// of `x` for `complex`, else `x`.
+    pub(crate) fn out_dtype(self, x: DType) -> DType {
+        if self.is_comparison() {
+            DType::Bool
+        } else if self == BinaryOp::Complex {
+            x.complex_dtype()
+        } else {
+            x
         }
     }
 
@@ -336,6 +392,7 @@ impl BinaryOp {
             Max | Min | Eq | Ne | Lt | Le | Gt | Ge => Class::Any,
             And | Or | Xor => Class::IntOrBool,
             ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => Class::Int,
+            Complex => Class::F32OrF64,
         }
     }
 }
@@ -346,12 +403,10 @@ pub(crate) fn unary_rule(op: UnaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, Stri
     if !op.class().admits(x.dtype) {
         return Err(format!("requires {}, got {x}", op.class().describe()));
     }
-    let dtype = if op == UnaryOp::IsFinite {
-        DType::Bool
-    } else {
-        x.dtype
-    };
-    Ok(vec![Aval::new(dtype, &x.shape)])
+    if x.dtype.is_complex() && !op.admits_complex() {
+        return Err(format!("does not support complex operands, got {x}"));
+    }
+    Ok(vec![Aval::new(op.out_dtype(x.dtype), &x.shape)])
 }
 
 pub(crate) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
@@ -371,14 +426,12 @@ pub(crate) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, St
     if !op.class().admits(x.dtype) {
         return Err(format!("requires {}, got {x}", op.class().describe()));
     }
+    if x.dtype.is_complex() && !op.admits_complex() {
+        return Err(format!("does not support complex operands, got {x} and {y}"));
+    }
     let shape = broadcast_shapes(&x.shape, &y.shape)
         .ok_or_else(|| format!("incompatible shapes {x} and {y}"))?;
-    let dtype = if op.is_comparison() {
-        DType::Bool
-    } else {
-        x.dtype
-    };
-    Ok(vec![Aval::new(dtype, &shape)])
+    Ok(vec![Aval::new(op.out_dtype(x.dtype), &shape)])
 }
 
 /// The shape of a binary operation: equal shapes, a rank-0 operand, or equal ranks whose
@@ -406,8 +459,8 @@ pub(crate) fn broadcast_shapes(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
 
 pub(crate) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
-    if !inputs[0].dtype.is_numeric() {
-        return Err(format!("requires a numeric operand, got {}", inputs[0]));
+    if !inputs[0].dtype.is_numeric() || inputs[0].dtype.is_complex() {
+        return Err(format!("requires a real numeric operand, got {}", inputs[0]));
     }
     if y < 0 && inputs[0].dtype.is_int() {
         return Err(format!(
@@ -454,9 +507,13 @@ pub(crate) fn convert_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval
 
 pub(crate) fn bitcast_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
-    if inputs[0].dtype.size() != new_dtype.size() || new_dtype == DType::Bool {
+    if inputs[0].dtype.size() != new_dtype.size()
+        || new_dtype == DType::Bool
+        || inputs[0].dtype.is_complex()
+        || new_dtype.is_complex()
+    {
         return Err(format!(
-            "cannot bitcast {} to {new_dtype}: widths differ",
+            "cannot bitcast {} to {new_dtype}: widths differ or one is complex",
             inputs[0]
         ));
     }

@@ -104,7 +104,7 @@ pub(crate) fn gather(
     fn fill<T: Elem>() -> T {
         let bits = 8 * T::DTYPE.size() as u32;
         match T::DTYPE {
-            d if d.is_float() => T::from_f64(f64::NAN),
+            d if d.is_inexact() => T::from_f64(f64::NAN),
             d if d.is_signed_int() => T::from_i128(-(1i128 << (bits - 1))),
             d if d.is_int() => T::from_i128((1i128 << bits) - 1),
             _ => T::from_i128(1),

@@ -40,7 +40,7 @@ pub fn jvp<A: Tree, O: Tree>(f: impl Fn(A) -> O, primals: A, tangents: A) -> (O,
     let tangents: Vec<Option<Tensor>> = p
         .iter()
         .zip(t)
-        .map(|(p, t)| p.dtype().is_float().then_some(t))
+        .map(|(p, t)| p.dtype().is_inexact().then_some(t))
         .collect();
     let (outs, touts) = jvp_jaxpr(&cj, &p, tangents);
     let touts: Vec<Tensor> = touts
@@ -73,7 +73,7 @@ pub struct Vjp<A> {
 pub fn vjp<A: Tree, O: Tree>(f: impl Fn(A) -> O, primals: A) -> (O, Vjp<A>) {
     let leaves = primals.leaves();
     let (cj, out) = trace(&f, &primals);
-    let active: Vec<bool> = leaves.iter().map(|t| t.dtype().is_float()).collect();
+    let active: Vec<bool> = leaves.iter().map(|t| t.dtype().is_inexact()).collect();
     let (forward, outs) = Forward::run(cj, &leaves, &active);
     let o = out.rebuild(&mut outs.clone().into_iter());
     (
@@ -126,7 +126,7 @@ impl<A: Tree> Vjp<A> {
         let cts: Vec<Option<Tensor>> = cts
             .into_iter()
             .zip(&self.outs)
-            .map(|(c, o)| o.dtype().is_float().then_some(c))
+            .map(|(c, o)| o.dtype().is_inexact().then_some(c))
             .collect();
         let grads = self.forward.backward(&cts);
         let leaves: Vec<Tensor> = grads

@@ -106,7 +106,7 @@ impl Argnums {
             .collect();
         for &k in &nums {
             for i in starts[k]..starts[k + 1] {
-                if !leaves[i].dtype().is_float() {
+                if !leaves[i].dtype().is_inexact() {
                     panic!(
                         "{what} requires floating-point inputs, but argument {k} has a leaf of \
                          dtype {} (shape {:?}); integer and boolean inputs have zero derivative \

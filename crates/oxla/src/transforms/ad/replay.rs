@@ -44,7 +44,7 @@ impl Forward {
                 .iter()
                 .any(|a| matches!(a, Atom::Var(v) if active.contains(&v.id)));
             for (v, t) in e.outputs.iter().zip(outs) {
-                if live && t.dtype().is_float() {
+                if live && t.dtype().is_inexact() {
                     active.insert(v.id);
                 }
                 env.insert(v.id, t);
@@ -157,7 +157,7 @@ pub(crate) fn jvp_jaxpr(
             }
         });
         for ((v, o), t) in e.outputs.iter().zip(outs).zip(touts) {
-            if let Some(t) = t.filter(|_| o.dtype().is_float()) {
+            if let Some(t) = t.filter(|_| o.dtype().is_inexact()) {
                 tan.insert(v.id, t);
             }
             env.insert(v.id, o);

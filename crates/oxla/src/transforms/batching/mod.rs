@@ -253,6 +253,10 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
             let k = outs.len();
             (outs, vec![Some(0); k])
         }
+        Prim::Fft {
+            fft_type,
+            fft_lengths,
+        } => one(lax::fft(&front(x, bd, n), *fft_type, fft_lengths), 0),
     }
 }
 

@@ -252,7 +252,7 @@ impl ControlFlow for MapSpec {
     ) -> Vec<Option<Tensor>> {
         let with_ct: Vec<usize> = (0..cts.len()).filter(|&j| cts[j].is_some()).collect();
         let act: Vec<usize> = (0..ins.len())
-            .filter(|&i| active[i] && ins[i].dtype().is_float())
+            .filter(|&i| active[i] && ins[i].dtype().is_inexact())
             .collect();
         if with_ct.is_empty() || act.is_empty() {
             return vec![None; ins.len()];

@@ -137,6 +137,9 @@ fn lax_unary(op: UnaryOp, x: &Tensor) -> Tensor {
             exponent_bits,
             mantissa_bits,
         } => lax::reduce_precision(x, exponent_bits, mantissa_bits),
+        U::Real => lax::real(x),
+        U::Imag => lax::imag(x),
+        U::Conj => lax::conj(x),
     }
 }
 
@@ -170,6 +173,7 @@ fn lax_binary(op: BinaryOp, x: &Tensor, y: &Tensor) -> Tensor {
         B::Igammac => lax::igammac(x, y),
         B::IgammaGradA => lax::igamma_grad_a(x, y),
         B::RandomGammaGrad => lax::random_gamma_grad(x, y),
+        B::Complex => lax::complex(x, y),
     }
 }
 
