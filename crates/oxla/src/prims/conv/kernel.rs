@@ -1,33 +1,33 @@
 //! The convolution kernel: the input in `[batch, spatial..., feature]` order, the kernel
 //! in `[spatial..., in, out]` order, and per example and group the window's elements
-//! gathered into rows (im2col) and multiplied by the kernel's matrix with `gemm`,
-//! examples in parallel.
+//! gathered into rows (im2col) and multiplied by the kernel's matrix with `gemm`, the
+//! (example, group) pairs in parallel.
 
 use rayon::prelude::*;
 
+use super::im2col::im2col;
 use super::{conv_rule, ConvParams};
 use crate::array::{aval_of, Array, Aval, Buffer, DType, Elem};
 use crate::prims::elementwise::convert;
 use crate::prims::shape::transpose;
-use crate::prims::view::for_each_index;
 
 /// The sizes of one convolution in canonical order.
-struct Geometry {
+pub(super) struct Geometry {
     /// Examples in the result, and batch groups.
-    n_out: usize,
+    pub(super) n_out: usize,
     /// Input features and features a group reads.
-    c_in: usize,
-    c_group: usize,
+    pub(super) c_in: usize,
+    pub(super) c_group: usize,
     /// Result features and features a group writes.
-    c_out: usize,
-    o_group: usize,
+    pub(super) c_out: usize,
+    pub(super) o_group: usize,
     /// Feature groups times batch groups (one of them is 1).
-    groups: usize,
-    batch_grouped: bool,
+    pub(super) groups: usize,
+    pub(super) batch_grouped: bool,
     /// Input, window and result spatial sizes.
-    in_sp: Vec<usize>,
-    k_sp: Vec<usize>,
-    out_sp: Vec<usize>,
+    pub(super) in_sp: Vec<usize>,
+    pub(super) k_sp: Vec<usize>,
+    pub(super) out_sp: Vec<usize>,
 }
 
 impl Geometry {
@@ -61,9 +61,28 @@ impl Geometry {
     }
 }
 
-/// Examples that run at once: one per part of the pool, each with its own patch matrix.
+/// The (example, group) pairs, each one patch matrix and one `gemm`.
+fn tasks(g: &Geometry) -> usize {
+    g.n_out * g.groups
+}
+
+/// Pairs that run at once: one per part of the pool, each with its own patch matrix.
 fn workers(g: &Geometry) -> usize {
-    g.n_out.min(crate::env::parts()).max(1)
+    tasks(g).min(crate::env::parts()).max(1)
+}
+
+/// The result's buffer, written by several threads at disjoint blocks.
+struct Dst<T>(*mut T);
+
+// SAFETY: each (example, group) pair writes only its own m x o_group block of the result,
+// and the buffer outlives the parallel loop.
+unsafe impl<T> Sync for Dst<T> {}
+
+impl<T> Dst<T> {
+    fn at(&self, offset: usize) -> *mut T {
+        // SAFETY: callers pass offsets inside the result buffer.
+        unsafe { self.0.add(offset) }
+    }
 }
 
 fn is_identity(perm: &[usize]) -> bool {
@@ -161,120 +180,82 @@ fn run<T: Elem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &[usi
     let zero = T::from_f64(0.0);
     let bytes = crate::array::checked_nbytes(shape, std::mem::size_of::<T>())
         .expect("results are checked when bound");
-    let mut buf = Buffer::zeroed(bytes);
     let (m, k) = (g.rows(), g.cols());
     let per_example = m * g.c_out;
-    if per_example == 0 {
-        return Array::from_buffer(T::DTYPE, shape, buf);
+    if per_example == 0 || k == 0 {
+        return Array::from_buffer(T::DTYPE, shape, Buffer::zeroed(bytes));
     }
+    // SAFETY: the (example, group) pairs' blocks tile the result, and each pair's gemm
+    // writes all of its block.
+    let mut buf = unsafe { Buffer::uninit(bytes) };
     let tables = source_tables(p, g);
     let (ls, rs) = (l.as_slice::<T>(), r.as_slice::<T>());
     let in_example: usize = g.in_sp.iter().product::<usize>() * g.c_in;
     let in_strides = crate::array::strides_of(&g.in_sp);
-    let out = buf.as_mut_slice::<T>();
-    let outer = workers(g);
-    let inner = if outer == 1 && m * k * g.o_group >= 1 << 21 {
+    let dst = Dst(buf.as_mut_slice::<T>().as_mut_ptr());
+    let inner = if tasks(g) == 1 && m * k * g.o_group >= 1 << 21 {
         gemm::Parallelism::Rayon(crate::env::parts())
     } else {
         gemm::Parallelism::None
     };
-    let example = |n: usize, dst: &mut [T], patches: &mut Vec<T>| {
+    let task = |t: usize, patches: &mut Vec<T>| {
+        let (n, gi) = (t / g.groups, t % g.groups);
         patches.resize(m * k, zero);
-        for gi in 0..g.groups {
-            let (src_n, c0) = if g.batch_grouped {
-                (gi * g.n_out + n, 0)
-            } else {
-                (n, gi * g.c_group)
-            };
-            let src = &ls[src_n * in_example..(src_n + 1) * in_example];
-            im2col(src, g, &tables, &in_strides, c0, patches);
-            if k == 0 {
-                continue;
-            }
-            // SAFETY: the patch matrix is m x k row-major; the kernel's matrix is its
-            // canonical `[spatial..., I, O]` buffer, k rows of c_out, read at columns
-            // gi*o_group..(gi+1)*o_group; the destination is this example's m x c_out
-            // row-major block, written at the same columns. T is f32 or f64.
-            unsafe {
-                gemm::gemm(
-                    m,
-                    g.o_group,
-                    k,
-                    dst.as_mut_ptr().add(gi * g.o_group),
-                    1,
-                    g.c_out as isize,
-                    false,
-                    patches.as_ptr(),
-                    1,
-                    k as isize,
-                    rs.as_ptr().add(gi * g.o_group),
-                    1,
-                    g.c_out as isize,
-                    zero,
-                    T::from_f64(1.0),
-                    false,
-                    false,
-                    false,
-                    inner,
-                )
+        let (src_n, c0) = if g.batch_grouped {
+            (gi * g.n_out + n, 0)
+        } else {
+            (n, gi * g.c_group)
+        };
+        let src = &ls[src_n * in_example..(src_n + 1) * in_example];
+        im2col(src, g, &tables, &in_strides, c0, patches);
+        let d = dst.at(n * per_example + gi * g.o_group);
+        // SAFETY: the patch matrix is m x k row-major; the kernel's matrix is its
+        // canonical `[spatial..., I, O]` buffer, k rows of c_out, read at columns
+        // gi*o_group..(gi+1)*o_group; the destination is this pair's block of its
+        // example's m x c_out row-major result, written at the same columns and by no
+        // other pair. T is f32 or f64.
+        unsafe {
+            gemm::gemm(
+                m,
+                g.o_group,
+                k,
+                d,
+                1,
+                g.c_out as isize,
+                false,
+                patches.as_ptr(),
+                1,
+                k as isize,
+                rs.as_ptr().add(gi * g.o_group),
+                1,
+                g.c_out as isize,
+                zero,
+                T::from_f64(1.0),
+                false,
+                false,
+                false,
+                inner,
+            );
+            // A sum of products starts from +0, so it is never -0.
+            for row in 0..m {
+                let cells = std::slice::from_raw_parts_mut(d.add(row * g.c_out), g.o_group);
+                for x in cells {
+                    if *x == zero {
+                        *x = zero;
+                    }
+                }
             }
         }
     };
-    if outer == 1 {
+    if workers(g) == 1 {
         let mut patches = Vec::new();
-        for (n, dst) in out.chunks_mut(per_example).enumerate() {
-            example(n, dst, &mut patches);
-        }
+        (0..tasks(g)).for_each(|t| task(t, &mut patches));
     } else {
-        out.par_chunks_mut(per_example)
-            .enumerate()
-            .for_each_init(Vec::new, |patches, (n, dst)| example(n, dst, patches));
-    }
-    // A sum of products starts from +0, so it is never -0.
-    for x in out.iter_mut() {
-        if *x == zero {
-            *x = zero;
-        }
+        (0..tasks(g))
+            .into_par_iter()
+            .for_each_init(Vec::new, |patches, t| task(t, patches));
     }
     Array::from_buffer(T::DTYPE, shape, buf)
-}
-
-/// Fills the patch matrix of one example and group: row `m` (a result position) holds, for
-/// each window position, the `c_group` features from `c0` of the input element it reads,
-/// or zeros.
-fn im2col<T: Elem>(
-    src: &[T],
-    g: &Geometry,
-    tables: &[Vec<i64>],
-    in_strides: &[usize],
-    c0: usize,
-    patches: &mut [T],
-) {
-    let zero = T::from_f64(0.0);
-    let cg = g.c_group;
-    let nd = g.in_sp.len();
-    let windows: usize = g.k_sp.iter().product();
-    let mut row = 0;
-    for_each_index(&g.out_sp, |o| {
-        let dst = &mut patches[row * windows * cg..(row + 1) * windows * cg];
-        row += 1;
-        let mut w = 0;
-        for_each_index(&g.k_sp, |kk| {
-            let cell = &mut dst[w * cg..(w + 1) * cg];
-            w += 1;
-            let mut at = 0usize;
-            for i in 0..nd {
-                let s = tables[i][o[i] * g.k_sp[i] + kk[i]];
-                if s < 0 {
-                    cell.fill(zero);
-                    return;
-                }
-                at += s as usize * in_strides[i];
-            }
-            let b = at * g.c_in + c0;
-            cell.copy_from_slice(&src[b..b + cg]);
-        });
-    });
 }
 
 /// The bytes `conv_general_dilated` holds beyond its operands and result: the operands and

@@ -1,6 +1,7 @@
 //! `conv_general_dilated`: XLA's convolution, with its parameters, shape rule and kernel
 //! (im2col into `gemm`, see [`kernel`]).
 
+mod im2col;
 mod kernel;
 
 use std::fmt;
