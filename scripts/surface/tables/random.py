@@ -259,3 +259,82 @@ def _(k):
 @case("truncated_normal_bounds", k_and(lambda rng: f32(rng, (2, 3), -2.0, -0.1), lambda rng: f32(rng, (2, 3), 0.1, 2.0)), prng=True)
 def _(k, lo, hi):
     return R.truncated_normal(W(k), lo, hi, (2, 3))
+
+
+# Counts ----------------------------------------------------------------------------------
+
+
+@case("poisson_rates", k_only, prng=True, note="rates on both sides of 10: Knuth and PTRS; 0 gives 0")
+def _(k):
+    return R.poisson(W(k), jnp.array([0.0, 0.5, 3.0, 9.5, 12.0, 40.0], jnp.float32), (2, 6))
+
+
+@case("poisson_scalar", k_only, prng=True)
+def _(k):
+    return R.poisson(W(k), 4.0, (7,))
+
+
+@case("binomial_regimes", k_only, prng=True, note="n p <= 10 by inversion, above by BTRS; p > 1/2 mirrored")
+def _(k):
+    n = jnp.array([5.0, 20.0, 100.0, 300.0, 50.0], jnp.float32)
+    p = jnp.array([0.3, 0.6, 0.4, 0.05, 0.9], jnp.float32)
+    return R.binomial(W(k), n, p, (2, 5))
+
+
+@case("binomial_edges", k_only, prng=True, note="NaN p, negative n, infinite n")
+def _(k):
+    n = jnp.array([10.0, -1.0, jnp.inf, 7.0], jnp.float32)
+    p = jnp.array([jnp.nan, 0.5, 0.5, 0.5], jnp.float32)
+    return R.binomial(W(k), n, p)
+
+
+@case("multinomial", k_only, prng=True)
+def _(k):
+    return R.multinomial(W(k), jnp.array([10.0, 40.0], jnp.float32), jnp.array([0.2, 0.3, 0.5], jnp.float32), shape=(2, 3))
+
+
+# Vectors and matrices --------------------------------------------------------------------
+
+
+@case("generalized_normal", k_only, prng=True)
+def _(k):
+    return R.generalized_normal(W(k), 1.5, (6,))
+
+
+@case("ball_l2", k_only, prng=True)
+def _(k):
+    return R.ball(W(k), 3, 2.0, (2,))
+
+
+@case("ball_l1", k_only, prng=True)
+def _(k):
+    return R.ball(W(k), 4, 1.0)
+
+
+@case("orthogonal", k_only, prng=True)
+def _(k):
+    return R.orthogonal(W(k), 3, (2,))
+
+
+@case("orthogonal_wide", k_only, prng=True, note="n < m: orthonormal rows")
+def _(k):
+    return R.orthogonal(W(k), 2, (), m=4)
+
+
+MVN_MEAN = np.array([0.5, -1.0, 2.0], np.float32)
+MVN_COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], np.float32)
+
+
+@case("multivariate_normal_cholesky", k_only, prng=True)
+def _(k):
+    return R.multivariate_normal(W(k), MVN_MEAN, MVN_COV, (2,))
+
+
+@case("multivariate_normal_eigh", k_only, prng=True)
+def _(k):
+    return R.multivariate_normal(W(k), MVN_MEAN, MVN_COV, (2,), method="eigh")
+
+
+@case("multivariate_normal_svd", k_only, prng=True)
+def _(k):
+    return R.multivariate_normal(W(k), MVN_MEAN, MVN_COV, method="svd")

@@ -12,8 +12,10 @@
 //! ```
 
 mod continuous;
+mod counts;
 mod discrete;
 mod gamma;
+mod geometry;
 mod keys;
 #[cfg(test)]
 mod reference;
@@ -24,10 +26,12 @@ pub use continuous::{
     cauchy, exponential, gumbel, laplace, logistic, lognormal, maxwell, pareto, rayleigh,
     triangular, truncated_normal, wald, weibull_min,
 };
+pub use counts::{binomial, multinomial, poisson};
 pub use discrete::{
     bernoulli_p, categorical, choice, choice_n, geometric, permutation, permutation_n, rademacher,
 };
 pub use gamma::{beta, chisquare, dirichlet, gamma, loggamma, t};
+pub use geometry::{ball, generalized_normal, multivariate_normal, orthogonal};
 pub use keys::{clone, key_data, prng_key, wrap_key_data};
 
 use crate::array::DType;

@@ -76,4 +76,25 @@ surface! {
     student_t [bits]: |a| vec![random::t(&a[0], 4.0, &[5])];
     truncated_normal [bits]: |a| vec![random::truncated_normal(&a[0], -0.5, 1.5, &[8])];
     truncated_normal_bounds [tol(1e-5, 1e-6), nofd]: |a| vec![random::truncated_normal(&a[0], &a[1], &a[2], &[2, 3])];
+    poisson_rates [bits]: |a| vec![random::poisson(&a[0], jnp::array(&[0.0f32, 0.5, 3.0, 9.5, 12.0, 40.0], &[6]), Some(&[2, 6]))];
+    poisson_scalar [bits]: |a| vec![random::poisson(&a[0], 4.0, Some(&[7]))];
+    binomial_regimes [bits]: |a| vec![random::binomial(&a[0], jnp::array(&[5.0f32, 20.0, 100.0, 300.0, 50.0], &[5]), jnp::array(&[0.3f32, 0.6, 0.4, 0.05, 0.9], &[5]), Some(&[2, 5]))];
+    binomial_edges [bits]: |a| vec![random::binomial(&a[0], jnp::array(&[10.0f32, -1.0, f32::INFINITY, 7.0], &[4]), jnp::array(&[f32::NAN, 0.5, 0.5, 0.5], &[4]), None)];
+    multinomial [bits]: |a| vec![random::multinomial(&a[0], jnp::array(&[10.0f32, 40.0], &[2]), &jnp::array(&[0.2f32, 0.3, 0.5], &[3]), Some(&[2, 3]))];
+    generalized_normal [bits]: |a| vec![random::generalized_normal(&a[0], 1.5, &[6])];
+    ball_l2 [bits]: |a| vec![random::ball(&a[0], 3, 2.0, &[2])];
+    ball_l1 [bits]: |a| vec![random::ball(&a[0], 4, 1.0, &[])];
+    orthogonal [tol(1e-5, 1e-6)]: |a| vec![random::orthogonal(&a[0], 3, &[2], oxla::DType::F32, None)];
+    orthogonal_wide [tol(1e-5, 1e-6)]: |a| vec![random::orthogonal(&a[0], 2, &[], oxla::DType::F32, Some(4))];
+    multivariate_normal_cholesky [tol(1e-5, 1e-6)]: |a| vec![random::multivariate_normal(&a[0], &mvn_mean(), &mvn_cov(), Some(&[2]), "cholesky")];
+    multivariate_normal_eigh [tol(1e-5, 1e-6)]: |a| vec![random::multivariate_normal(&a[0], &mvn_mean(), &mvn_cov(), Some(&[2]), "eigh")];
+    multivariate_normal_svd [tol(1e-5, 1e-6)]: |a| vec![random::multivariate_normal(&a[0], &mvn_mean(), &mvn_cov(), None, "svd")];
+}
+
+fn mvn_mean() -> oxla::Tensor {
+    jnp::array(&[0.5f32, -1.0, 2.0], &[3])
+}
+
+fn mvn_cov() -> oxla::Tensor {
+    jnp::array(&[2.0f32, 0.3, 0.1, 0.3, 1.0, -0.2, 0.1, -0.2, 0.5], &[3, 3])
 }
