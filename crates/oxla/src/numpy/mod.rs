@@ -50,17 +50,20 @@ mod edit;
 mod einsum;
 mod elementwise;
 mod grid;
+mod histogram;
 mod index;
 mod join;
 pub mod linalg;
 mod matrix_products;
 mod nan;
 mod ops;
+mod pick;
 mod polynomial;
 mod products;
 mod quantile;
 mod rearrange;
 mod reductions;
+mod sets;
 mod shape;
 mod sorting;
 mod statistics;
@@ -114,6 +117,12 @@ pub use shape::{
 };
 pub use take::{take, take_along_axis, TakeMode};
 pub use ufuncs::*;
+
+pub use histogram::{histogram, histogram_bin_edges, interp, Bins, Outside};
+pub use pick::{compress, diag_indices, diag_indices_from, extract, ravel_multi_index, resize};
+pub use sets::{
+    intersect1d, setdiff1d, setxor1d, union1d, unique_counts, unique_inverse, unique_values,
+};
 
 pub use sorting::{
     argpartition, argsort, argwhere, bincount, digitize, flatnonzero, isin, lexsort, nonzero,

@@ -92,3 +92,5 @@ mod numpy_shape;
 mod numpy_stats;
 mod random;
 mod scipy_special;
+mod numpy_index;
+mod numpy_sets;
