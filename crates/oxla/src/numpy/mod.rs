@@ -53,17 +53,20 @@ mod elementwise;
 mod extra;
 mod grid;
 pub mod fft;
+mod histogram;
 mod index;
 mod join;
 pub mod linalg;
 mod matrix_products;
 mod nan;
 mod ops;
+mod pick;
 mod polynomial;
 mod products;
 mod quantile;
 mod rearrange;
 mod reductions;
+mod sets;
 mod shape;
 mod sorting;
 mod statistics;
@@ -127,6 +130,12 @@ pub use extra::{
     i0, kaiser, ldexp, logspace, matrix_transpose, mod_, modf, permute_dims, pow, promote_types,
     spacing, true_divide, Block, Casting,
 };
+pub use histogram::{histogram, histogram_bin_edges, interp, Bins, Outside};
+pub use pick::{compress, diag_indices, diag_indices_from, extract, ravel_multi_index, resize};
+pub use sets::{
+    intersect1d, setdiff1d, setxor1d, union1d, unique_counts, unique_inverse, unique_values,
+};
+
 pub use sorting::{
     argpartition, argsort, argwhere, bincount, digitize, flatnonzero, isin, lexsort, nonzero,
     partition, searchsorted,

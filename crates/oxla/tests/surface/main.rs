@@ -95,3 +95,5 @@ mod scipy_special;
 mod numpy_extra;
 mod special_extra;
 mod fft;
+mod numpy_index;
+mod numpy_sets;
