@@ -65,5 +65,8 @@ pub fn rfft2(quick: bool) -> Measure {
             f.call(x.clone()).expect("runs");
         }
     });
-    Measure::new(s / reps as f64, Some(jnp::sum(jnp::real(&first), None).item()))
+    Measure::new(
+        s / reps as f64,
+        Some(jnp::sum(jnp::real(&first), None).item()),
+    )
 }

@@ -215,9 +215,7 @@ impl fmt::Display for DType {
 }
 
 /// A Rust type that can be an array element.
-pub trait Elem:
-    Copy + Send + Sync + PartialEq + fmt::Debug + Default + 'static
-{
+pub trait Elem: Copy + Send + Sync + PartialEq + fmt::Debug + Default + 'static {
     /// The dtype of this element type.
     const DTYPE: DType;
     /// Converts from `f64` with Rust's `as` semantics (saturating for integers, rounding

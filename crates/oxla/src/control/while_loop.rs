@@ -256,7 +256,9 @@ impl ControlFlow for WhileSpec {
     ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
         let nc = self.num_carry;
         let na = primals.len();
-        let tc: Vec<usize> = (0..nc).filter(|&i| primals[i].dtype().is_inexact()).collect();
+        let tc: Vec<usize> = (0..nc)
+            .filter(|&i| primals[i].dtype().is_inexact())
+            .collect();
         let tk: Vec<usize> = (nc..na).filter(|&i| tangents[i].is_some()).collect();
         let tan = |i: usize| {
             tangents[i]

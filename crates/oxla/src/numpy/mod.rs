@@ -42,8 +42,8 @@ macro_rules! float_fn {
 mod axis;
 mod bitwise;
 mod calculus;
-mod convolve;
 mod complex;
+mod convolve;
 mod creation;
 mod cumulative;
 mod diag;
@@ -51,8 +51,8 @@ mod edit;
 mod einsum;
 mod elementwise;
 mod extra;
-mod grid;
 pub mod fft;
+mod grid;
 mod histogram;
 mod index;
 mod join;
@@ -80,10 +80,8 @@ pub use bitwise::{
     logical_or, logical_xor,
 };
 pub use calculus::{array_equal, array_equiv, gradient, trapezoid, unwrap};
+pub use complex::{angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal, isrealobj, real};
 pub use convolve::{convolve, correlate};
-pub use complex::{
-    angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal, isrealobj, real,
-};
 pub use creation::{
     arange, arange_step, array, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like,
 };

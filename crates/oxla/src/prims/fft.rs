@@ -255,7 +255,7 @@ where
                             // The imaginary parts of the zero and Nyquist frequencies are
                             // ignored, as in JAX.
                             row[0].im = T::zero();
-                            if last % 2 == 0 {
+                            if last.is_multiple_of(2) {
                                 row[half - 1].im = T::zero();
                             }
                             real.process_with_scratch(row, orow, &mut scratch[..need])

@@ -118,7 +118,9 @@ pub(crate) fn cumsum_rule(axis: usize, inputs: &[Aval]) -> Result<Vec<Aval>, Str
     arity(inputs, 1)?;
     let x = &inputs[0];
     if axis >= x.ndim() || !x.dtype.is_numeric() || x.dtype.is_complex() {
-        return Err(format!("axis {axis} invalid for {x} (a real numeric operand)"));
+        return Err(format!(
+            "axis {axis} invalid for {x} (a real numeric operand)"
+        ));
     }
     Ok(vec![x.clone()])
 }

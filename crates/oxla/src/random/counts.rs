@@ -57,8 +57,14 @@ fn poisson_rejection(key: &Tensor, lam: &Tensor, shape: &[usize]) -> Tensor {
     let log_lam = lax::log(lam);
     let b = fma(&c32(2.53), &lax::sqrt(lam), &c32(0.931));
     let a = fma(&c32(0.02483), &b, &c32(-0.059));
-    let inv_alpha = lax::add(&c32(1.1239), &lax::div(&c32(1.1328), &lax::sub(&b, &c32(3.4))));
-    let v_r = lax::sub(&c32(0.9277), &lax::div(&c32(3.6224), &lax::sub(&b, &c32(2.0))));
+    let inv_alpha = lax::add(
+        &c32(1.1239),
+        &lax::div(&c32(1.1328), &lax::sub(&b, &c32(3.4))),
+    );
+    let v_r = lax::sub(
+        &c32(0.9277),
+        &lax::div(&c32(3.6224), &lax::sub(&b, &c32(2.0))),
+    );
     let init = vec![
         lax::full(shape, -1.0, DType::F32),
         lax::full(shape, 0.0, DType::Bool),
@@ -140,6 +146,8 @@ fn binomial_inversion(key: &Tensor, count: &Tensor, prob: &Tensor, shape: &[usiz
 
 /// The tail `log k! - (k + 1/2) log(k + 1) + (k + 1) - log(sqrt(2 pi))` of Stirling's
 /// series, from JAX's table for `k <= 9` and its asymptotic expansion above.
+// The table's digits are JAX's, kept as written; they round to the same f32 values.
+#[allow(clippy::excessive_precision)]
 fn stirling_tail(k: &Tensor) -> Tensor {
     let table = jnp::array(
         &[
@@ -233,7 +241,10 @@ pub fn binomial(
 ) -> Tensor {
     let _line = crate::core::user_line();
     super::check_key(key);
-    let (n, p) = (n.into().to_tensor(DType::F32), p.into().to_tensor(DType::F32));
+    let (n, p) = (
+        n.into().to_tensor(DType::F32),
+        p.into().to_tensor(DType::F32),
+    );
     let shape = match shape {
         Some(s) => s.to_vec(),
         None => crate::numpy::broadcast_shapes(&[n.shape(), p.shape()]),
@@ -264,7 +275,10 @@ pub fn binomial(
     let samples = lax::select_n(&invalid, &[samples, full(f64::NAN)]);
     let inf = lax::and(&count_inf, &lax::not(&invalid));
     let samples = lax::select_n(&inf, &[samples, full(f64::INFINITY)]);
-    let keep = lax::or(&lax::or(&p_lt_half, &count_bad), &lax::or(&q_nan, &count_inf));
+    let keep = lax::or(
+        &lax::or(&p_lt_half, &count_bad),
+        &lax::or(&q_nan, &count_inf),
+    );
     lax::select_n(&keep, &[lax::sub(&count, &samples), samples])
 }
 

@@ -31,7 +31,7 @@ pub(super) fn transpose(fft_type: FftType, fft_lengths: &[usize], ct: &Tensor) -
             // for itself and its conjugate.
             let mask: Vec<f64> = (0..half)
                 .map(|k| {
-                    if k == 0 || (last % 2 == 0 && k == half - 1) {
+                    if k == 0 || (last.is_multiple_of(2) && k == half - 1) {
                         scale
                     } else {
                         2.0 * scale

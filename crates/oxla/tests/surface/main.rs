@@ -80,6 +80,7 @@ macro_rules! surface {
 }
 
 mod conv;
+mod fft;
 mod lax_cumulative;
 mod lax_elementwise;
 mod lax_reduce;
@@ -87,13 +88,12 @@ mod lax_structural;
 mod linalg;
 mod nn;
 mod numpy;
+mod numpy_extra;
+mod numpy_index;
 mod numpy_misc;
+mod numpy_sets;
 mod numpy_shape;
 mod numpy_stats;
 mod random;
 mod scipy_special;
-mod numpy_extra;
 mod special_extra;
-mod fft;
-mod numpy_index;
-mod numpy_sets;

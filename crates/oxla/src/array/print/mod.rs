@@ -129,6 +129,8 @@ fn py_tuple(shape: &[usize]) -> String {
 }
 
 /// The real and imaginary parts of a complex array's elements, as `f64`.
+// The body is instantiated for `f32` and `f64` parts; the conversion is a no-op for the latter.
+#[allow(clippy::useless_conversion)]
 fn complex_parts(a: &Array) -> (Vec<f64>, Vec<f64>) {
     with_dtype!(a.dtype(), T, Complex, {
         let s = a.as_slice::<T>();

@@ -34,7 +34,10 @@ macro_rules! complex_kernels {
                 Real => map1(x, <$t>::slice_mut(out), |z| z.re),
                 Imag => map1(x, <$t>::slice_mut(out), |z| z.im),
                 _ => {
-                    unreachable!("{} of a complex operand (the shape rule rejects it)", op.name())
+                    unreachable!(
+                        "{} of a complex operand (the shape rule rejects it)",
+                        op.name()
+                    )
                 }
             }
         }
@@ -53,7 +56,10 @@ macro_rules! complex_kernels {
                 Div => zip!(|a, b| a / b),
                 Eq => map2(x, y, bool::slice_mut(out), |a, b| a == b),
                 Ne => map2(x, y, bool::slice_mut(out), |a, b| a != b),
-                _ => unreachable!("{} of complex operands (the shape rule rejects it)", op.name()),
+                _ => unreachable!(
+                    "{} of complex operands (the shape rule rejects it)",
+                    op.name()
+                ),
             }
         }
 

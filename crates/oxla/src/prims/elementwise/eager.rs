@@ -11,7 +11,9 @@ use crate::array::{new_values, with_dtype, Array, Buffer, DType, Values};
 use crate::prims::threefry;
 
 pub(crate) fn unary(op: UnaryOp, a: &Array) -> Array {
-    new_values(op.out_dtype(a.dtype()), a.shape(), |out| unary_into(op, a.values(), out))
+    new_values(op.out_dtype(a.dtype()), a.shape(), |out| {
+        unary_into(op, a.values(), out)
+    })
 }
 
 pub(crate) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Array {

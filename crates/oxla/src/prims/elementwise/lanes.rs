@@ -34,7 +34,12 @@ fn erf_inv_lanes<T: Float>(x: &[T], out: &mut [T]) {
 
 /// `out[i] = f(x[i], y[i])`; one-element operands are repeated.
 #[inline(always)]
-pub(super) fn map2<T: Copy, S: Copy, U: Copy>(x: &[T], y: &[S], out: &mut [U], f: impl Fn(T, S) -> U) {
+pub(super) fn map2<T: Copy, S: Copy, U: Copy>(
+    x: &[T],
+    y: &[S],
+    out: &mut [U],
+    f: impl Fn(T, S) -> U,
+) {
     match (x.len() == out.len(), y.len() == out.len()) {
         (true, true) => {
             for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {

@@ -427,7 +427,9 @@ pub(crate) fn binary_rule(op: BinaryOp, inputs: &[Aval]) -> Result<Vec<Aval>, St
         return Err(format!("requires {}, got {x}", op.class().describe()));
     }
     if x.dtype.is_complex() && !op.admits_complex() {
-        return Err(format!("does not support complex operands, got {x} and {y}"));
+        return Err(format!(
+            "does not support complex operands, got {x} and {y}"
+        ));
     }
     let shape = broadcast_shapes(&x.shape, &y.shape)
         .ok_or_else(|| format!("incompatible shapes {x} and {y}"))?;
@@ -460,7 +462,10 @@ pub(crate) fn broadcast_shapes(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
 pub(crate) fn integer_pow_rule(y: i32, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 1)?;
     if !inputs[0].dtype.is_numeric() || inputs[0].dtype.is_complex() {
-        return Err(format!("requires a real numeric operand, got {}", inputs[0]));
+        return Err(format!(
+            "requires a real numeric operand, got {}",
+            inputs[0]
+        ));
     }
     if y < 0 && inputs[0].dtype.is_int() {
         return Err(format!(
