@@ -140,15 +140,23 @@ fn complex_axes<T: FftNum>(
         col.resize(n * inner, Complex::new(T::zero(), T::zero()));
         for o in 0..outer {
             let block = &mut buf[o * n * inner..(o + 1) * n * inner];
-            for (k, row) in block.chunks_exact(inner).enumerate() {
-                for (i, &v) in row.iter().enumerate() {
-                    col[i * n + k] = v;
-                }
-            }
+            transpose(block, n, inner, col);
             plan.process_with_scratch(col, &mut scratch[..need]);
-            for (k, row) in block.chunks_exact_mut(inner).enumerate() {
-                for (i, v) in row.iter_mut().enumerate() {
-                    *v = col[i * n + k];
+            transpose(col, inner, n, block);
+        }
+    }
+}
+
+/// `dst` (`cols x rows`, row-major) the transpose of `src` (`rows x cols`), tile by tile so
+/// that both sides stay in cache.
+fn transpose<T: Copy>(src: &[T], rows: usize, cols: usize, dst: &mut [T]) {
+    const TILE: usize = 16;
+    for r0 in (0..rows).step_by(TILE) {
+        for c0 in (0..cols).step_by(TILE) {
+            for r in r0..(r0 + TILE).min(rows) {
+                let row = &src[r * cols..(r + 1) * cols];
+                for c in c0..(c0 + TILE).min(cols) {
+                    dst[c * rows + r] = row[c];
                 }
             }
         }
