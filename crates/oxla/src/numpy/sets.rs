@@ -238,17 +238,7 @@ pub fn setdiff1d(
     fill_value: Option<f64>,
 ) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote_dtypes("setdiff1d", &[a.into(), b.into()]);
-    if t[0].size() == 0 {
-        return empty_fill(
-            "setdiff1d",
-            t[0].dtype(),
-            size,
-            Some(fill_value.unwrap_or(0.0)),
-        );
-    }
-    let (vals, wanted) = distinct_with(&t[0], |v| isin(v, &t[1], true));
-    select_first(&vals, &wanted, size, fill_value, false)
+    membership("setdiff1d", a.into(), b.into(), size, fill_value, true)
 }
 
 /// The sorted distinct values in both `a` and `b`, as `jnp.intersect1d` with its static
@@ -261,17 +251,26 @@ pub fn intersect1d(
     fill_value: Option<f64>,
 ) -> Tensor {
     let _line = crate::core::user_line();
-    let t = promote_dtypes("intersect1d", &[a.into(), b.into()]);
+    membership("intersect1d", a.into(), b.into(), size, fill_value, false)
+}
+
+/// The sorted distinct values of `a` that are in `b` (`outside`: that are not), padded to
+/// `size`: `setdiff1d` and `intersect1d`.
+#[track_caller]
+fn membership(
+    name: &str,
+    a: Operand,
+    b: Operand,
+    size: usize,
+    fill_value: Option<f64>,
+    outside: bool,
+) -> Tensor {
+    let t = promote_dtypes(name, &[a, b]);
     if t[0].size() == 0 {
-        return empty_fill(
-            "intersect1d",
-            t[0].dtype(),
-            size,
-            Some(fill_value.unwrap_or(0.0)),
-        );
+        return empty_fill(name, t[0].dtype(), size, Some(fill_value.unwrap_or(0.0)));
     }
-    let (vals, wanted) = distinct_with(&t[0], |v| isin(v, &t[1], false));
-    select_first(&vals, &wanted, size, fill_value, true)
+    let (vals, wanted) = distinct_with(&t[0], |v| isin(v, &t[1], outside));
+    select_first(&vals, &wanted, size, fill_value, !outside)
 }
 
 /// The sorted distinct values in exactly one of `a` and `b`, as `jnp.setxor1d` with its
