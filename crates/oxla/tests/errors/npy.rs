@@ -77,9 +77,9 @@ fn malformed_npy_files_are_errors() {
         ),
         ("negative_dim", with_data(f4("(-1,)"), 4)),
         (
-            "complex_dtype",
+            "unicode_dtype",
             with_data(
-                header("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"),
+                header("{'descr': '<U2', 'fortran_order': False, 'shape': (1,), }"),
                 8,
             ),
         ),
