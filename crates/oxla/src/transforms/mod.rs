@@ -9,6 +9,7 @@ pub(crate) mod batching;
 pub(crate) mod bodies;
 pub(crate) mod chunked;
 mod conv_ad;
+mod elementwise_jvp;
 mod fft_rules;
 pub(crate) mod jvp_rules;
 mod linalg_rules;
