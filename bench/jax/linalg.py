@@ -1,6 +1,11 @@
 # Linear algebra workload: jit(vmap(cholesky and solve)) over a batch of SPD matrices.
 # Usage: python linalg.py BATCH N
-import sys, time, resource
+import os, sys, time, resource
+# JAX 0.10.2's CPU runtime deadlocks on this program at batch >= 600 on a 2-core machine
+# (every thread idle, the caller waiting on the result) under its default
+# concurrency-optimized scheduler; the plain scheduler runs it.
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                           + " --xla_cpu_enable_concurrency_optimized_scheduler=false").strip()
 import jax, jax.numpy as jnp
 B = int(sys.argv[1]); N = int(sys.argv[2])
 a = jax.random.normal(jax.random.PRNGKey(0), (B, N, N))

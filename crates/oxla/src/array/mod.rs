@@ -8,6 +8,7 @@ pub mod npy;
 mod npy_header;
 mod print;
 mod promote;
+mod rows;
 mod values;
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub(crate) use dtype::with_dtype;
 pub use dtype::{DType, Elem, Kind};
 pub use print::{get_printoptions, printoptions, set_printoptions, PrintOptions};
+pub(crate) use rows::Rows;
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};
 
 /// The dimensions of an array, outermost first.

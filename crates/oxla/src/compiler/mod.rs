@@ -27,6 +27,7 @@ use crate::error::Result;
 use crate::memory::MemoryAnalysis;
 pub use disable::disable_jit;
 use kernel::Target;
+pub(crate) use simplify::simplify;
 
 /// A function compiled per input avals; see [`jit`].
 pub struct Jit<F, A, O> {

@@ -1,8 +1,8 @@
 //! Chains of views collapsed into one: a reshape of a reshape (or squeeze), a transpose of
 //! a transpose, a broadcast of a broadcast. [`Pass::collapse`] also matches the other
 //! rewrites of an equation by its operand's producer and hands them to their families: a
-//! transposed product (`dot.rs`), a sum of a broadcast (`reductions.rs`), a reduction of a
-//! gather (`gather.rs`).
+//! transposed product and a sum of a product (`dot.rs`), a sum of a broadcast or of a sum
+//! (`reductions.rs`), a reduction of a gather (`gather.rs`).
 
 use super::dot::swaps_dot_operands;
 use super::Pass;
@@ -96,6 +96,24 @@ impl Pass {
         ) = pair
         {
             return self.sum_of_broadcast(e, axes, &inner, shape, broadcast_dimensions);
+        } else if let (
+            Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            },
+            Prim::DotGeneral { .. },
+        ) = pair
+        {
+            return self.sum_of_product(e, axes, &inner);
+        } else if let (
+            Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            },
+            Prim::Reduce { .. },
+        ) = pair
+        {
+            return self.sum_of_sum(e, axes, &inner);
         } else if let (Prim::Reduce { op, axes }, Prim::Gather { .. }) = pair {
             return self.reduce_of_gather(e, *op, axes, &inner);
         } else {

@@ -1,6 +1,7 @@
 //! Rewrites of `dot_general`: a product of a transposed operand reads the operand as it is,
-//! a transposed product swaps its operands, and an outer product (nothing contracted, or
-//! only size-1 dimensions) becomes a product of broadcasts.
+//! a transposed product swaps its operands, an outer product (nothing contracted, or only
+//! size-1 dimensions) becomes a product of broadcasts, and a sum over a product's batch
+//! dimensions contracts them.
 
 use super::Pass;
 use crate::array::DType;
@@ -68,6 +69,82 @@ impl Pass {
             return true;
         }
         false
+    }
+
+    /// A sum over batch dimensions of a `dot_general` is the product contracting them too:
+    /// the batched products (a stack of per-step weight gradients, say) are never written
+    /// out. Any free dimensions the sum also covers are summed after.
+    pub(super) fn sum_of_product(&mut self, e: &Eqn, axes: &[usize], dot: &Eqn) -> bool {
+        let Prim::DotGeneral {
+            contracting,
+            batch,
+            preferred_element_type,
+        } = &dot.prim
+        else {
+            return false;
+        };
+        let nb = batch.0.len();
+        let folded: Vec<usize> = (0..nb).filter(|d| axes.contains(d)).collect();
+        let dtype = e.outputs[0].aval.dtype;
+        if folded.is_empty() || !dtype.is_inexact() || dot.outputs[0].aval.dtype != dtype {
+            return false;
+        }
+        let mut contracting = contracting.clone();
+        let mut kept = (vec![], vec![]);
+        for d in 0..nb {
+            let (l, r) = if folded.contains(&d) {
+                (&mut contracting.0, &mut contracting.1)
+            } else {
+                (&mut kept.0, &mut kept.1)
+            };
+            l.push(batch.0[d]);
+            r.push(batch.1[d]);
+        }
+        // Pairs in the lhs's order: leading folded dimensions then read as one.
+        let mut pairs: Vec<(usize, usize)> = contracting.0.into_iter().zip(contracting.1).collect();
+        pairs.sort_unstable();
+        let prim = Prim::DotGeneral {
+            contracting: pairs.into_iter().unzip(),
+            batch: kept,
+            preferred_element_type: *preferred_element_type,
+        };
+        let rest: Vec<usize> = axes
+            .iter()
+            .filter(|a| !folded.contains(a))
+            .map(|&a| a - folded.iter().filter(|&&f| f < a).count())
+            .collect();
+        self.changed = true;
+        if rest.is_empty() {
+            self.rewrite(Eqn {
+                prim,
+                inputs: dot.inputs.clone(),
+                outputs: e.outputs.clone(),
+                source: dot.source,
+            });
+            return true;
+        }
+        let shape: Vec<usize> = (0..dot.outputs[0].aval.ndim())
+            .filter(|d| !folded.contains(d))
+            .map(|d| dot.outputs[0].aval.shape[d])
+            .collect();
+        let product = self.fresh(dtype, &shape);
+        self.rewrite(Eqn {
+            prim,
+            inputs: dot.inputs.clone(),
+            outputs: vec![product.clone()],
+            source: dot.source,
+        });
+        let product = self.sub(&Atom::Var(product));
+        self.rewrite(Eqn {
+            prim: Prim::Reduce {
+                op: crate::prims::ReduceOp::Sum,
+                axes: rest,
+            },
+            inputs: vec![product],
+            outputs: e.outputs.clone(),
+            source: e.source,
+        });
+        true
     }
 
     /// A `dot_general` that contracts nothing, or only size-1 dimensions, is a product of
@@ -235,6 +312,48 @@ mod tests {
       preferred_element_type=None
     ] a b
   in (c,) }",
+        );
+    }
+
+    #[test]
+    fn a_sum_over_batch_dimensions_contracts_them() {
+        let f = |(x, y): (Tensor, Tensor)| {
+            let prim = Prim::DotGeneral {
+                contracting: (vec![1], vec![1]),
+                batch: (vec![0], vec![0]),
+                preferred_element_type: None,
+            };
+            let p = op(prim, &[&x, &y]);
+            let axes = vec![0, 2];
+            op(
+                Prim::Reduce {
+                    op: crate::prims::ReduceOp::Sum,
+                    axes,
+                },
+                &[&p],
+            )
+        };
+        assert_simplifies(
+            f,
+            (arg(&[5, 2, 3]), arg(&[5, 2, 4])),
+            "\
+{ lambda ; a:f32[5,2,3] b:f32[5,2,4]. let
+    c:f32[5,3,4] = dot_general[
+      dimension_numbers=(([1], [1]), ([0], [0]))
+      precision=None
+      preferred_element_type=None
+    ] a b
+    d:f32[3] = reduce_sum[axes=(0, 2)] c
+  in (d,) }",
+            "\
+{ lambda ; a:f32[5,2,3] b:f32[5,2,4]. let
+    c:f32[3,4] = dot_general[
+      dimension_numbers=(([0, 1], [0, 1]), ([], []))
+      precision=None
+      preferred_element_type=None
+    ] a b
+    d:f32[3] = reduce_sum[axes=(1,)] c
+  in (d,) }",
         );
     }
 

@@ -4,7 +4,7 @@
 //!   `neg(neg(x))`, views that change nothing);
 //! - `chains.rs`: chains of reshapes, transposes and broadcasts collapsed into one;
 //! - `dot.rs`: products of transposed operands, transposed products and outer products;
-//! - `reductions.rs`: sums of broadcasts;
+//! - `reductions.rs`: sums of broadcasts and of sums, reductions of one element;
 //! - `gather.rs`: reductions of gathered windows;
 //! - `redundant.rs`: common subexpressions and dead code.
 //!
@@ -173,6 +173,7 @@ impl Pass {
         if self.fold(&e)
             || self.identity(&e)
             || self.broadcast_identity(&e)
+            || self.single_element_reduce(&e)
             || self.collapse(&e)
             || self.transposed_operand(&e)
             || self.outer_product(&e)

@@ -1,6 +1,7 @@
 //! Sums of broadcasts: `sum(broadcast(z), axes)` over axes the broadcast created (or
 //! expanded from size 1) is the sum over the others times their size, and the broadcast
-//! is never computed.
+//! is never computed. Also: a sum of a sum is one sum, and a reduction over size-1 axes
+//! only is a reshape.
 
 use super::Pass;
 use crate::array::{Array, DType};
@@ -80,6 +81,64 @@ impl Pass {
     }
 }
 
+impl Pass {
+    /// `sum(sum(x, inner), outer)` is one sum of `x` over both sets of axes: one pass over
+    /// `x` and no intermediate.
+    pub(super) fn sum_of_sum(&mut self, e: &Eqn, outer: &[usize], inner: &Eqn) -> bool {
+        let Prim::Reduce {
+            op: ReduceOp::Sum,
+            axes: first,
+        } = &inner.prim
+        else {
+            return false;
+        };
+        let rank = inner.inputs[0].aval().ndim();
+        let kept: Vec<usize> = (0..rank).filter(|d| !first.contains(d)).collect();
+        let mut axes: Vec<usize> = first
+            .iter()
+            .chain(outer.iter().map(|&a| &kept[a]))
+            .copied()
+            .collect();
+        axes.sort_unstable();
+        self.changed = true;
+        self.rewrite(Eqn {
+            prim: Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            },
+            inputs: inner.inputs.clone(),
+            outputs: e.outputs.clone(),
+            source: e.source,
+        });
+        true
+    }
+
+    /// A reduction over size-1 axes only reads one element per result: a reshape.
+    pub(super) fn single_element_reduce(&mut self, e: &Eqn) -> bool {
+        let Prim::Reduce { axes, .. } = &e.prim else {
+            return false;
+        };
+        let input = e.inputs[0].aval();
+        let shape = &input.shape;
+        if axes.is_empty()
+            || axes.iter().any(|&a| shape[a] != 1)
+            || input.dtype != e.outputs[0].aval.dtype
+        {
+            return false;
+        }
+        self.changed = true;
+        self.rewrite(Eqn {
+            prim: Prim::Reshape {
+                new_sizes: crate::array::shape_of(&e.outputs[0].aval.shape),
+            },
+            inputs: e.inputs.clone(),
+            outputs: e.outputs.clone(),
+            source: e.source,
+        });
+        true
+    }
+}
+
 /// `n` as a rank-0 array of `dtype`.
 fn count(n: usize, dtype: DType) -> Array {
     Array::scalar_from_f64(n as f64, dtype)
@@ -132,9 +191,40 @@ mod tests {
 { lambda ; a:f32[3] b:f32[2,1]. let
     c:f32[] = reduce_sum[axes=(0,)] a
     d:f32[] = mul c 4.0:f32[]
-    e:f32[2] = reduce_sum[axes=(1,)] b
+    e:f32[2] = reshape[dimensions=None new_sizes=(2,)] b
     f:f32[2] = mul e 5.0:f32[]
   in (d, f) }",
+        );
+    }
+
+    fn sum(x: &Tensor, axes: &[usize]) -> Tensor {
+        let axes = axes.to_vec();
+        op(
+            Prim::Reduce {
+                op: ReduceOp::Sum,
+                axes,
+            },
+            &[x],
+        )
+    }
+
+    #[test]
+    fn a_sum_of_a_sum_is_one_sum_and_a_sum_of_one_element_a_reshape() {
+        let f = |(x, y): (Tensor, Tensor)| (sum(&sum(&x, &[1]), &[0, 2]), sum(&y, &[1]));
+        assert_simplifies(
+            f,
+            (arg(&[2, 3, 4, 5]), arg(&[2, 1])),
+            "\
+{ lambda ; a:f32[2,3,4,5] b:f32[2,1]. let
+    c:f32[2,4,5] = reduce_sum[axes=(1,)] a
+    d:f32[4] = reduce_sum[axes=(0, 2)] c
+    e:f32[2] = reduce_sum[axes=(1,)] b
+  in (d, e) }",
+            "\
+{ lambda ; a:f32[2,3,4,5] b:f32[2,1]. let
+    c:f32[4] = reduce_sum[axes=(0, 1, 3)] a
+    d:f32[2] = reshape[dimensions=None new_sizes=(2,)] b
+  in (c, d) }",
         );
     }
 

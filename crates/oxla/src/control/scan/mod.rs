@@ -3,13 +3,16 @@
 //!
 //! The body's inputs are the carry, one slice of each scanned operand and the captured
 //! values; its outputs the new carry and one slice of each stacked result. Reverse mode
-//! runs the loop forward once more to stack each step's incoming carry, then a reverse loop
-//! whose body recomputes the step and pulls the cotangents back through it.
+//! runs a forward loop that stacks the step's residuals, then a reverse loop that pulls
+//! the carry's cotangent back through each step; work that needs no loop runs outside.
 //!
 //! This file holds the public functions, the staging and the spec; `rules` holds the
-//! spec's `ControlFlow` impl (shape rule, evaluation, working memory, batching, JVP, VJP).
+//! spec's `ControlFlow` impl (shape rule, evaluation, working memory, batching, JVP), and
+//! `vjp` (with `partial`, the split of the backward step) its reverse mode.
 
+mod partial;
 mod rules;
+mod vjp;
 
 use std::sync::{Arc, OnceLock};
 

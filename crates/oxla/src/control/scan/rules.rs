@@ -5,10 +5,10 @@
 use std::panic::Location;
 
 use super::{stage, ScanSpec};
-use crate::array::{aval_of, Array, Buffer};
-use crate::core::{eval_jaxpr, trace_avals, Aval, ControlFlow, Tensor};
+use crate::array::{aval_of, Array, Rows};
+use crate::core::{trace_avals, Aval, ControlFlow, Tensor};
 use crate::memory::{BufferInfo, BufferKind};
-use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
+use crate::transforms::ad::jvp_jaxpr;
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::rows;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
@@ -78,9 +78,9 @@ impl ControlFlow for ScanSpec {
         let outs = self.abstract_eval(&avals).expect("checked when bound");
         let (nc, nx) = (self.num_carry, self.num_xs);
         let mut carry: Vec<Array> = ins[..nc].to_vec();
-        let mut stacked: Vec<Buffer> = outs[nc..]
+        let mut stacked: Vec<Rows> = outs[nc..]
             .iter()
-            .map(|a| Buffer::zeroed(a.nbytes()))
+            .map(|a| Rows::new(self.length, a.nbytes() / self.length.max(1)))
             .collect();
         for t in 0..self.length {
             let i = if self.reverse { self.length - 1 - t } else { t };
@@ -94,9 +94,8 @@ impl ControlFlow for ScanSpec {
             let mut results = exe.run_arrays(args);
             let ys = results.split_off(nc);
             carry = results;
-            for (buf, y) in stacked.iter_mut().zip(ys) {
-                let at = i * y.nbytes();
-                buf.as_mut_bytes()[at..at + y.nbytes()].copy_from_slice(y.as_bytes());
+            for (rows, y) in stacked.iter_mut().zip(ys) {
+                rows.set(i, y.as_bytes());
             }
         }
         carry
@@ -105,7 +104,7 @@ impl ControlFlow for ScanSpec {
                 outs[nc..]
                     .iter()
                     .zip(stacked)
-                    .map(|(a, b)| Array::from_buffer(a.dtype, &a.shape, b)),
+                    .map(|(a, b)| Array::from_buffer(a.dtype, &a.shape, b.finish())),
             )
             .collect()
     }
@@ -295,9 +294,7 @@ impl ControlFlow for ScanSpec {
         (all, sparse_tangents(flat, &[tc, ty].concat(), n_out))
     }
 
-    /// Reverse mode: a forward scan stacking each step's incoming carry, then a scan in the
-    /// other direction whose step recomputes the body at that carry and pulls back the carry's
-    /// and the results' cotangents, summing those of the captured values in its carry.
+    /// Reverse mode (see `vjp.rs`).
     fn vjp(
         &self,
         ins: &[Tensor],
@@ -305,96 +302,6 @@ impl ControlFlow for ScanSpec {
         active: &[bool],
         _src: &'static Location<'static>,
     ) -> Vec<Option<Tensor>> {
-        let (nc, nx) = (self.num_carry, self.num_xs);
-        let na = ins.len();
-        if cts.iter().all(Option::is_none) || !active.iter().any(|&a| a) {
-            return vec![None; na];
-        }
-        let float = |i: usize| ins[i].dtype().is_inexact();
-        // Each step's incoming carry, stacked.
-        let forward = self.trace(ins, nc, nx, |xs| {
-            let outs = eval_jaxpr(&self.body, &xs);
-            let mut r = outs[..nc].to_vec();
-            r.extend(xs[..nc].iter().cloned());
-            r
-        });
-        let carries: Vec<Tensor> =
-            stage(ins, nc, nx, self.length, self.reverse, self.unroll, forward).split_off(nc);
-        // Backward: carry (carry cotangents, captured-value cotangents), scanned (carries,
-        // slices, result cotangents), captured values.
-        let fc: Vec<usize> = (0..nc).filter(|&i| float(i)).collect();
-        let fk: Vec<usize> = (nc + nx..na).filter(|&i| float(i) && active[i]).collect();
-        // Output `k`'s cotangent, a zero (a broadcast scalar) where there is none.
-        let ct = |k: usize| {
-            cts[k].clone().unwrap_or_else(|| {
-                let a = self.body.jaxpr.outvars[k].aval();
-                let mut s = if k < nc { vec![] } else { vec![self.length] };
-                s.extend_from_slice(&a.shape);
-                crate::ops::broadcast_in_dim(&crate::numpy::scalar_tensor(0.0, a.dtype), &s, &[])
-            })
-        };
-        let n_out = self.body.jaxpr.outvars.len();
-        let fy: Vec<usize> = (nc..n_out)
-            .filter(|&k| self.body.jaxpr.outvars[k].aval().dtype.is_inexact())
-            .collect();
-        let mut ops: Vec<Tensor> = fc.iter().map(|&i| ct(i)).collect();
-        ops.extend(fk.iter().map(|&i| zeros_of_aval(&ins[i])));
-        let ncb = ops.len();
-        ops.extend(carries.iter().cloned());
-        ops.extend(ins[nc..nc + nx].iter().cloned());
-        ops.extend(fy.iter().map(|&k| ct(k)));
-        let nxb = ops.len() - ncb;
-        ops.extend(ins[nc + nx..].iter().cloned());
-        let fx: Vec<usize> = (nc..nc + nx).filter(|&i| float(i) && active[i]).collect();
-        let body = self.trace(&ops, ncb, nxb, |xs| {
-            let (ct_c, rest) = xs.split_at(fc.len());
-            let (ct_k, rest) = rest.split_at(fk.len());
-            let (carry, rest) = rest.split_at(nc);
-            let (x, rest) = rest.split_at(nx);
-            let (ct_y, consts) = rest.split_at(fy.len());
-            let mut p: Vec<Tensor> = carry.to_vec();
-            p.extend(x.iter().cloned());
-            p.extend(consts.iter().cloned());
-            let mut c: Vec<Option<Tensor>> = vec![None; n_out];
-            for (t, &i) in ct_c.iter().zip(&fc) {
-                c[i] = Some(t.clone());
-            }
-            for (t, &k) in ct_y.iter().zip(&fy) {
-                c[k] = Some(t.clone());
-            }
-            let act: Vec<bool> = (0..na).map(|i| float(i) && (i < nc || active[i])).collect();
-            let g = vjp_jaxpr(&self.body, &p, &act, &c);
-            let grad = |i: usize| g[i].clone().unwrap_or_else(|| zeros_of_aval(&p[i]));
-            let mut r: Vec<Tensor> = fc.iter().map(|&i| grad(i)).collect();
-            r.extend(
-                fk.iter()
-                    .zip(ct_k)
-                    .map(|(&i, acc)| crate::ops::add(acc, &grad(i))),
-            );
-            r.extend(fx.iter().map(|&i| grad(i)));
-            r
-        });
-        let mut out = stage(
-            &ops,
-            ncb,
-            nxb,
-            self.length,
-            !self.reverse,
-            self.unroll,
-            body,
-        );
-        let xs_cts = out.split_off(ncb);
-        let k_cts = out.split_off(fc.len());
-        let mut grads = vec![None; na];
-        for (t, &i) in out.into_iter().zip(&fc) {
-            grads[i] = Some(t).filter(|_| active[i]);
-        }
-        for (t, &i) in k_cts.into_iter().zip(&fk) {
-            grads[i] = Some(t);
-        }
-        for (t, &i) in xs_cts.into_iter().zip(&fx) {
-            grads[i] = Some(t);
-        }
-        grads
+        self.vjp_rule(ins, cts, active)
     }
 }

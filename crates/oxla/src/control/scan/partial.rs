@@ -1,0 +1,184 @@
+//! The split of a scan's backward step by what each value depends on, as JAX's partial
+//! evaluation of `scan` splits it into a known and an unknown loop, with one more cut on
+//! each side: work on the captured values alone runs once, work on the slices alone runs
+//! for every step at once, and cotangent work the carry's cotangent does not need runs
+//! for every step at once after the loops (where a sum over the steps of per-step weight
+//! gradients becomes one product).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
+
+/// Where a value of the step is computed, in the order the parts run.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(super) enum Stage {
+    /// From the captured values alone: once, before the loops.
+    Invariant,
+    /// From the slices (and captured values): every step at once, before the loops.
+    Slices,
+    /// From the primal carry: the forward loop, which stacks what later parts read.
+    Forward,
+    /// From the cotangents, for the carry's cotangent: the backward loop.
+    Backward,
+    /// From the cotangents, for the other outputs only: every step at once, after.
+    After,
+}
+
+const STAGES: [Stage; 5] = [
+    Stage::Invariant,
+    Stage::Slices,
+    Stage::Forward,
+    Stage::Backward,
+    Stage::After,
+];
+
+/// One part of the split step: its equations, the values it reads from elsewhere (in
+/// first-use order), and its results.
+pub(super) struct Part {
+    pub(super) eqns: Vec<Eqn>,
+    pub(super) uses: Vec<Var>,
+    pub(super) outvars: Vec<Atom>,
+}
+
+impl Part {
+    /// The part as a closed jaxpr of `invars` (which must cover its uses).
+    pub(super) fn jaxpr(&self, invars: Vec<Var>) -> ClosedJaxpr {
+        ClosedJaxpr {
+            jaxpr: Jaxpr {
+                constvars: vec![],
+                invars,
+                eqns: self.eqns.clone(),
+                outvars: self.outvars.clone(),
+            },
+            consts: vec![],
+        }
+    }
+}
+
+/// The split of a step jaxpr (no constvars) into its five parts.
+pub(super) struct Split {
+    /// The stage of every variable.
+    pub(super) stage: HashMap<u32, Stage>,
+    /// One part per stage, in [`Stage`] order.
+    pub(super) parts: Vec<Part>,
+}
+
+impl Split {
+    /// Splits `j`, given each input's stage; `outs[s]` are the outputs the part of stage
+    /// `s` returns first (the loops' new carries and the final results), and the equations
+    /// that must stay in a loop are marked by `pinned` (effects run once per step, in the
+    /// forward loop or, on cotangents, in the backward loop). A part's other results are the
+    /// values of its stage that later parts read, except for `direct` inputs (available to
+    /// every part as they are). Without `after`, all cotangent work stays in the backward
+    /// loop.
+    pub(super) fn new(
+        j: &Jaxpr,
+        inputs: &[Stage],
+        outs: &[Vec<Atom>; 5],
+        direct: &HashSet<u32>,
+        after: bool,
+    ) -> Split {
+        let mut stage: HashMap<u32, Stage> = j
+            .invars
+            .iter()
+            .zip(inputs)
+            .map(|(v, &s)| (v.id, s))
+            .collect();
+        let read = |stage: &HashMap<u32, Stage>, a: &Atom| match a {
+            Atom::Var(v) => stage[&v.id],
+            Atom::Lit(_) => Stage::Invariant,
+        };
+        let mut of_eqn = Vec::with_capacity(j.eqns.len());
+        for e in &j.eqns {
+            let mut s = e
+                .inputs
+                .iter()
+                .map(|a| read(&stage, a))
+                .max()
+                .unwrap_or(Stage::Invariant);
+            if e.prim.has_effects() {
+                s = s.max(Stage::Forward);
+            }
+            // Cotangent work is After until the carry's cotangent is found to need it.
+            if s == Stage::Backward {
+                s = Stage::After;
+            }
+            for v in &e.outputs {
+                stage.insert(v.id, s);
+            }
+            of_eqn.push(s);
+        }
+        // What the backward loop's results need (and what has effects) stays in the loop.
+        let mut needed: HashSet<u32> = outs[Stage::Backward as usize]
+            .iter()
+            .filter_map(|a| a.var().map(|v| v.id))
+            .collect();
+        for (k, e) in j.eqns.iter().enumerate().rev() {
+            let wanted = !after || e.outputs.iter().any(|v| needed.contains(&v.id));
+            if of_eqn[k] == Stage::After && (wanted || e.prim.has_effects()) {
+                of_eqn[k] = Stage::Backward;
+                for v in &e.outputs {
+                    stage.insert(v.id, Stage::Backward);
+                }
+            }
+            if of_eqn[k] >= Stage::Backward && (wanted || e.prim.has_effects()) {
+                needed.extend(e.inputs.iter().filter_map(|a| a.var().map(|v| v.id)));
+            }
+        }
+        let mut parts: Vec<Part> = STAGES
+            .iter()
+            .map(|&s| {
+                let eqns: Vec<Eqn> = j
+                    .eqns
+                    .iter()
+                    .zip(&of_eqn)
+                    .filter(|(_, &t)| t == s)
+                    .map(|(e, _)| e.clone())
+                    .collect();
+                let outvars = outs[s as usize].clone();
+                let uses = uses(&eqns, &outvars);
+                Part {
+                    eqns,
+                    uses,
+                    outvars,
+                }
+            })
+            .collect();
+        // Each part also returns the values of its stage that later parts read.
+        for s in (0..STAGES.len()).rev() {
+            let later: Vec<Var> = parts[s + 1..]
+                .iter()
+                .flat_map(|p| p.uses.iter().cloned())
+                .collect();
+            let mut seen = HashSet::new();
+            for v in later {
+                if stage[&v.id] == STAGES[s] && !direct.contains(&v.id) && seen.insert(v.id) {
+                    parts[s].outvars.push(Atom::Var(v));
+                }
+            }
+            parts[s].uses = uses(&parts[s].eqns, &parts[s].outvars);
+        }
+        Split { stage, parts }
+    }
+
+    /// The part of stage `s`.
+    pub(super) fn part(&self, s: Stage) -> &Part {
+        &self.parts[s as usize]
+    }
+}
+
+/// The variables `eqns` and `outvars` read that `eqns` do not define, in first-use order.
+fn uses(eqns: &[Eqn], outvars: &[Atom]) -> Vec<Var> {
+    let defined: HashSet<u32> = eqns
+        .iter()
+        .flat_map(|e| e.outputs.iter().map(|v| v.id))
+        .collect();
+    let mut seen = HashSet::new();
+    eqns.iter()
+        .flat_map(|e| e.inputs.iter())
+        .chain(outvars)
+        .filter_map(Atom::var)
+        .filter(|v| !defined.contains(&v.id) && seen.insert(v.id))
+        .cloned()
+        .collect()
+}
