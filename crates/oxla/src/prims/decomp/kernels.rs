@@ -1,18 +1,20 @@
-//! The kernels: each matrix of the batch is factored by `faer`, the batch in parallel
-//! (rayon), and the pieces are gathered into the row-major results.
+//! The kernels: each matrix of the batch is factored by `faer` (the LU factorisation of a
+//! small matrix by the loop of `small`), the batch in parallel (rayon), and the pieces are
+//! gathered into the row-major results.
 
 use faer::linalg::triangular_solve as tri;
 use faer::{MatMut, MatRef, Par, Side};
 use faer_traits::RealField;
 use rayon::prelude::*;
 
+use super::small::{self, Real, SMALL};
 use super::LinalgOp;
 use crate::array::{Array, Aval, DType, Elem};
 use crate::prims::view::new_array;
 
 /// The element types the kernels run on: float32 and float64.
-pub(super) trait Float: Elem + RealField {}
-impl<T: Elem + RealField> Float for T {}
+pub(super) trait Float: Elem + RealField + Real {}
+impl<T: Elem + RealField + Real> Float for T {}
 
 /// One result of one matrix, row-major.
 enum Piece<T> {
@@ -81,6 +83,10 @@ pub(super) fn run<T: Float>(op: LinalgOp, inputs: &[Array], outs: &[Aval]) -> Ve
                     [left_side, lower, transpose_a, unit_diagonal],
                     par,
                 ))]
+            }
+            LinalgOp::Lu if m.max(n) <= SMALL => {
+                let (f, pivots, perm) = small::lu(ai, m, n);
+                vec![Piece::Float(f), Piece::Int(pivots), Piece::Int(perm)]
             }
             LinalgOp::Lu => lu(mat),
             LinalgOp::Qr { full_matrices } => qr(mat, full_matrices),

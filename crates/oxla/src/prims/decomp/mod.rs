@@ -3,6 +3,7 @@
 //! operands, the dimensions before them being a batch (a parallel loop over the matrices).
 
 mod kernels;
+mod small;
 
 use std::fmt;
 
