@@ -169,33 +169,20 @@ impl ScanSpec {
         let direct: HashSet<u32> = values.keys().copied().collect();
         let outs = |after: bool| {
             let o = &step.outvars;
-            let (nk, ncx) = (fk.len(), fk.len() + fx.len());
+            let ncx = fk.len() + fx.len();
             let mut outs: [Vec<Atom>; 5] = Default::default();
             outs[Stage::Forward as usize] = o[nf + ncx..].to_vec();
             outs[Stage::Backward as usize] = o[..nf].to_vec();
             if after {
                 outs[Stage::After as usize] = o[nf..nf + ncx].to_vec();
             } else {
-                outs[Stage::Backward as usize].extend(o[nf..nf + nk].iter().cloned());
-                outs[Stage::Backward as usize].extend(o[nf + nk..nf + ncx].iter().cloned());
+                outs[Stage::Backward as usize].extend(o[nf..nf + ncx].iter().cloned());
             }
             outs
         };
-        // Slice work is hoisted while its stacked results stay small.
+        // Slice work is hoisted while its stacked results stay small and its plan fits.
         let xs_bytes: usize = ins[nc..nc + nx].iter().map(|x| x.aval().nbytes()).sum();
         let mut split = Split::new(&step, &stages, &outs(true), &direct, true);
-        let hoisted: usize = split
-            .part(Stage::Slices)
-            .outvars
-            .iter()
-            .map(|a| a.aval().nbytes())
-            .sum();
-        if hoisted * len > HOIST_BYTES.max(xs_bytes) {
-            for s in &mut stages[nf + nc..nf + nc + nx] {
-                *s = Stage::Forward;
-            }
-            split = Split::new(&step, &stages, &outs(true), &direct, true);
-        }
         let invariant = split
             .stage
             .iter()
@@ -207,17 +194,34 @@ impl ScanSpec {
             invariant,
             length: len,
         };
-        let after = self.after_plan(&split, &env, fk.len());
+        let hoisted: usize = split
+            .part(Stage::Slices)
+            .outvars
+            .iter()
+            .map(|a| a.aval().nbytes())
+            .sum();
+        let mut slices = self.hoisted(&split, Stage::Slices, &env, 0);
+        if hoisted * len > HOIST_BYTES.max(xs_bytes) || slices.is_none() {
+            for s in &mut stages[nf + nc..nf + nc + nx] {
+                *s = Stage::Forward;
+            }
+            split = Split::new(&step, &stages, &outs(true), &direct, true);
+            slices = self.hoisted(&split, Stage::Slices, &env, 0);
+        }
+        let after = self.hoisted(&split, Stage::After, &env, fk.len());
         if after.is_none() {
+            // The same slice work, its results possibly in another order.
             split = Split::new(&step, &stages, &outs(false), &direct, false);
+            slices = self.hoisted(&split, Stage::Slices, &env, 0);
         }
         // Once, then every step at once, before the loops.
         let part = split.part(Stage::Invariant);
         let vals = eval_jaxpr(&part.jaxpr(part.uses.clone()), &gather(&env, &part.uses));
         env.record(&part.outvars, 0, vals);
-        let part = split.part(Stage::Slices);
-        let vals = env.batched(&part.jaxpr(part.uses.clone()), &part.uses);
-        env.record(&part.outvars, 0, vals);
+        let vals = slices
+            .expect("an empty part fits")
+            .run(&split, Stage::Slices, &env);
+        env.record(&split.part(Stage::Slices).outvars, 0, vals);
         // The forward loop, stacking what later parts read.
         let part = split.part(Stage::Forward);
         if part.outvars.len() > nc {
@@ -259,30 +263,15 @@ impl ScanSpec {
             let frontier = res.split_off(ncb);
             (res, frontier)
         };
-        let mut grads: Vec<Option<Tensor>> = vec![None; na];
-        let mut summed = Vec::new();
-        let mut sliced = Vec::new();
-        if let Some(plan) = after {
+        let (summed, sliced) = if let Some(plan) = after {
             env.record(&part.outvars, nf, frontier);
-            let part = split.part(Stage::After);
-            let args = gather(&env, &part.uses);
-            let mut r = if is_tracing() {
-                eval_jaxpr(&plan.jaxpr, &args)
-            } else {
-                let arrays = args.iter().map(|t| t.array().clone()).collect();
-                plan.exe
-                    .run_arrays(arrays)
-                    .into_iter()
-                    .map(Tensor::new)
-                    .collect()
-            };
-            sliced = r.split_off(fk.len());
-            summed = r;
+            let mut r = plan.run(&split, Stage::After, &env);
+            let sliced = r.split_off(fk.len());
+            (r, sliced)
         } else {
-            let mut it = frontier.into_iter();
-            summed.extend(res.split_off(nf));
-            sliced.extend(it.by_ref().take(fx.len()));
-        }
+            (res.split_off(nf), frontier)
+        };
+        let mut grads: Vec<Option<Tensor>> = vec![None; na];
         for (t, &i) in res.into_iter().zip(&fc) {
             grads[i] = Some(t).filter(|_| active[i]);
         }
@@ -295,11 +284,11 @@ impl ScanSpec {
         grads
     }
 
-    /// The work after the backward loop as one program (the captured values' cotangents
-    /// summed over the steps, the slices' stacked), compiled: `None` when its plan needs
+    /// The part of `stage` for every step at once as one program (its first `nsum` results
+    /// summed over the steps, the others stacked), compiled: `None` when its plan needs
     /// more than [`HOIST_BYTES`] beyond its operands and results.
-    fn after_plan(&self, split: &Split, env: &Env, nk: usize) -> Option<AfterPlan> {
-        let part = split.part(Stage::After);
+    fn hoisted(&self, split: &Split, stage: Stage, env: &Env, nsum: usize) -> Option<Hoisted> {
+        let part = split.part(stage);
         let avals: Vec<Aval> = part.uses.iter().map(|v| env.aval(v)).collect();
         let structure = vec![Tensor::scalar(0.0f32); avals.len()];
         let jaxpr = part.jaxpr(part.uses.clone());
@@ -311,7 +300,7 @@ impl ScanSpec {
                     length: env.length,
                 };
                 let mut r = inner.batched(&jaxpr, &part.uses);
-                for t in &mut r[..nk] {
+                for t in &mut r[..nsum] {
                     *t = reduce(t, ReduceOp::Sum, &[0]);
                 }
                 r
@@ -322,14 +311,32 @@ impl ScanSpec {
         let exe = Executable::new(cj.clone());
         let a = exe.analysis();
         (a.peak_bytes <= a.argument_bytes + a.output_bytes + HOIST_BYTES)
-            .then_some(AfterPlan { jaxpr: cj, exe })
+            .then_some(Hoisted { jaxpr: cj, exe })
     }
 }
 
-/// The work after the backward loop, traced and compiled.
-struct AfterPlan {
+/// Work for every step at once, traced and compiled: staged into the program being traced,
+/// or run compiled (never op by op, which would write out what the plan fuses).
+struct Hoisted {
     jaxpr: ClosedJaxpr,
     exe: Executable,
+}
+
+impl Hoisted {
+    /// The part of `stage` of `split`, run on the outer program's values.
+    fn run(&self, split: &Split, stage: Stage, env: &Env) -> Vec<Tensor> {
+        let part = split.part(stage);
+        let args = gather(env, &part.uses);
+        if is_tracing() {
+            return eval_jaxpr(&self.jaxpr, &args);
+        }
+        let arrays = args.iter().map(|t| t.array().clone()).collect();
+        self.exe
+            .run_arrays(arrays)
+            .into_iter()
+            .map(Tensor::new)
+            .collect()
+    }
 }
 
 /// The outer program's values of `vars`.
