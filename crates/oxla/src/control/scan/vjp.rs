@@ -194,25 +194,25 @@ impl ScanSpec {
             invariant,
             length: len,
         };
-        let hoisted: usize = split
+        let stacked: usize = split
             .part(Stage::Slices)
             .outvars
             .iter()
             .map(|a| a.aval().nbytes())
             .sum();
-        let mut slices = self.hoisted(&split, Stage::Slices, &env, 0);
-        if hoisted * len > HOIST_BYTES.max(xs_bytes) || slices.is_none() {
+        let mut slices = hoisted(&split, Stage::Slices, &env, 0);
+        if stacked * len > HOIST_BYTES.max(xs_bytes) || slices.is_none() {
             for s in &mut stages[nf + nc..nf + nc + nx] {
                 *s = Stage::Forward;
             }
             split = Split::new(&step, &stages, &outs(true), &direct, true);
-            slices = self.hoisted(&split, Stage::Slices, &env, 0);
+            slices = hoisted(&split, Stage::Slices, &env, 0);
         }
-        let after = self.hoisted(&split, Stage::After, &env, fk.len());
+        let after = hoisted(&split, Stage::After, &env, fk.len());
         if after.is_none() {
             // The same slice work, its results possibly in another order.
             split = Split::new(&step, &stages, &outs(false), &direct, false);
-            slices = self.hoisted(&split, Stage::Slices, &env, 0);
+            slices = hoisted(&split, Stage::Slices, &env, 0);
         }
         // Once, then every step at once, before the loops.
         let part = split.part(Stage::Invariant);
@@ -283,36 +283,36 @@ impl ScanSpec {
         }
         grads
     }
+}
 
-    /// The part of `stage` for every step at once as one program (its first `nsum` results
-    /// summed over the steps, the others stacked), compiled: `None` when its plan needs
-    /// more than [`HOIST_BYTES`] beyond its operands and results.
-    fn hoisted(&self, split: &Split, stage: Stage, env: &Env, nsum: usize) -> Option<Hoisted> {
-        let part = split.part(stage);
-        let avals: Vec<Aval> = part.uses.iter().map(|v| env.aval(v)).collect();
-        let structure = vec![Tensor::scalar(0.0f32); avals.len()];
-        let jaxpr = part.jaxpr(part.uses.clone());
-        let (cj, _) = trace_avals(
-            |xs: Vec<Tensor>| -> Vec<Tensor> {
-                let inner = Env {
-                    values: part.uses.iter().map(|v| v.id).zip(xs).collect(),
-                    invariant: env.invariant.clone(),
-                    length: env.length,
-                };
-                let mut r = inner.batched(&jaxpr, &part.uses);
-                for t in &mut r[..nsum] {
-                    *t = reduce(t, ReduceOp::Sum, &[0]);
-                }
-                r
-            },
-            &structure,
-            &avals,
-        );
-        let exe = Executable::new(cj.clone());
-        let a = exe.analysis();
-        (a.peak_bytes <= a.argument_bytes + a.output_bytes + HOIST_BYTES)
-            .then_some(Hoisted { jaxpr: cj, exe })
-    }
+/// The part of `stage` for every step at once as one program (its first `nsum` results
+/// summed over the steps, the others stacked), compiled: `None` when its plan needs
+/// more than [`HOIST_BYTES`] beyond its operands and results.
+fn hoisted(split: &Split, stage: Stage, env: &Env, nsum: usize) -> Option<Hoisted> {
+    let part = split.part(stage);
+    let avals: Vec<Aval> = part.uses.iter().map(|v| env.aval(v)).collect();
+    let structure = vec![Tensor::scalar(0.0f32); avals.len()];
+    let jaxpr = part.jaxpr(part.uses.clone());
+    let (cj, _) = trace_avals(
+        |xs: Vec<Tensor>| -> Vec<Tensor> {
+            let inner = Env {
+                values: part.uses.iter().map(|v| v.id).zip(xs).collect(),
+                invariant: env.invariant.clone(),
+                length: env.length,
+            };
+            let mut r = inner.batched(&jaxpr, &part.uses);
+            for t in &mut r[..nsum] {
+                *t = reduce(t, ReduceOp::Sum, &[0]);
+            }
+            r
+        },
+        &structure,
+        &avals,
+    );
+    let exe = Executable::new(cj.clone());
+    let a = exe.analysis();
+    (a.peak_bytes <= a.argument_bytes + a.output_bytes + HOIST_BYTES)
+        .then_some(Hoisted { jaxpr: cj, exe })
 }
 
 /// Work for every step at once, traced and compiled: staged into the program being traced,
