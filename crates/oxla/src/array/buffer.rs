@@ -335,7 +335,8 @@ impl Buffer {
     /// Copies raw bytes into a new buffer.
     #[track_caller]
     pub fn from_bytes(bytes: &[u8]) -> Buffer {
-        let b = Buffer::zeroed(bytes.len());
+        // SAFETY: every byte is written by the copy below before the buffer is returned.
+        let b = unsafe { Buffer::uninit(bytes.len()) };
         // SAFETY: `b` owns `bytes.len()` freshly allocated bytes that nothing else references.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr.as_ptr(), bytes.len()) };
         b

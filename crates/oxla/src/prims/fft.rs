@@ -135,31 +135,43 @@ fn complex_axes<T: FftNum>(
             plan.process_with_scratch(buf, &mut scratch[..need]);
             continue;
         }
-        // The lines of `ax` gathered into contiguous rows, transformed together.
+        // The lines of `ax` gathered a strip of columns at a time into rows of `col`, `ld`
+        // apart, transformed, and scattered back: the strip stays in cache throughout.
         let outer = buf.len() / (n * inner);
-        col.resize(n * inner, Complex::new(T::zero(), T::zero()));
-        for o in 0..outer {
-            let block = &mut buf[o * n * inner..(o + 1) * n * inner];
-            transpose(block, n, inner, col);
-            plan.process_with_scratch(col, &mut scratch[..need]);
-            transpose(col, inner, n, block);
+        let ld = padded(n, std::mem::size_of::<Complex<T>>());
+        col.resize(ld * STRIP, Complex::new(T::zero(), T::zero()));
+        for block in buf.chunks_exact_mut(n * inner).take(outer) {
+            for c0 in (0..inner).step_by(STRIP) {
+                let w = STRIP.min(inner - c0);
+                for (r, row) in block.chunks_exact(inner).enumerate() {
+                    for (c, &v) in row[c0..c0 + w].iter().enumerate() {
+                        col[c * ld + r] = v;
+                    }
+                }
+                for line in col.chunks_exact_mut(ld).take(w) {
+                    plan.process_with_scratch(&mut line[..n], &mut scratch[..need]);
+                }
+                for (r, row) in block.chunks_exact_mut(inner).enumerate() {
+                    for (c, v) in row[c0..c0 + w].iter_mut().enumerate() {
+                        *v = col[c * ld + r];
+                    }
+                }
+            }
         }
     }
 }
 
-/// `dst` (`cols x rows`, row-major) the transpose of `src` (`rows x cols`), tile by tile so
-/// that both sides stay in cache.
-fn transpose<T: Copy>(src: &[T], rows: usize, cols: usize, dst: &mut [T]) {
-    const TILE: usize = 16;
-    for r0 in (0..rows).step_by(TILE) {
-        for c0 in (0..cols).step_by(TILE) {
-            for r in r0..(r0 + TILE).min(rows) {
-                let row = &src[r * cols..(r + 1) * cols];
-                for c in c0..(c0 + TILE).min(cols) {
-                    dst[c * rows + r] = row[c];
-                }
-            }
-        }
+/// Lines of one axis that [`complex_axes`] transforms together.
+const STRIP: usize = 16;
+
+/// The distance between gathered lines of `n` elements of `size` bytes: `n`, or one cache
+/// line more when the lines' length is a multiple of 512 bytes — then the lines of a strip
+/// would share a few cache sets, and writing across them would evict their own lines.
+fn padded(n: usize, size: usize) -> usize {
+    if (n * size).is_multiple_of(512) {
+        n + 64 / size
+    } else {
+        n
     }
 }
 

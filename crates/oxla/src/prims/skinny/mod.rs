@@ -1,5 +1,5 @@
 //! `f32` matrix products with one small dimension: a contraction of at most [`SMALL`]
-//! terms, or at most [`SMALL`] columns.
+//! terms, or at most [`SMALL`] columns or rows (`few_rows`).
 //!
 //! `gemm` packs its operands into panels and runs a 64 x 6 register tile, which pays off
 //! when every dimension is large. When one is small — the gradients of a network's last
@@ -17,6 +17,8 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use super::isa::multiversion;
+
+mod few_rows;
 
 /// The largest small dimension these kernels take.
 pub(super) const SMALL: usize = 16;
@@ -81,6 +83,8 @@ pub(super) fn product(
     } else if k <= SMALL && n >= L {
         few_terms(a, b, [m, k, n], out);
         true
+    } else if m <= SMALL && m * k * n <= few_rows::LARGEST {
+        few_rows::product(a, b, [m, k, n], out)
     } else {
         false
     }
@@ -342,6 +346,22 @@ mod tests {
         }
         // Neither dimension small: left to gemm.
         assert!(!check([40, 40, 40], true, false));
-        assert!(!check([8, 40, 40], false, false));
+    }
+
+    #[test]
+    fn few_rows_equal_the_loops() {
+        for (a_cols, b_transposed) in [(true, false), (true, true), (false, false), (false, true)] {
+            // Tiles of 4 rows and 64 columns, with row, 16-column and single-column rests.
+            for [m, k, n] in [
+                [16, 128, 128],
+                [5, 40, 64 + 16 + 3],
+                [1, 33, 70],
+                [13, 200, 17],
+            ] {
+                let took = check([m, k, n], a_cols, b_transposed);
+                let expected = !b_transposed;
+                assert_eq!(took, expected, "{m}x{k}x{n}, {a_cols} {b_transposed}");
+            }
+        }
     }
 }
