@@ -131,6 +131,14 @@ fn grad_of_scan_equals_grad_of_the_loop_and_finite_differences() {
         .call(args.clone())
         .unwrap();
     close(&jg.0, &u.0);
+    // The backward loop's `dz @ w.T` reads `w` transposed once, before the loop starts.
+    let per_input = |a| -> (Tensor, Tensor, Tensor) { grad(loss(rnn)).argnums([0, 1, 2]).call(a) };
+    let text = make_jaxpr(per_input, args.clone()).to_string();
+    let transposed = text.find("transpose[").expect("w transposed");
+    assert!(
+        transposed < text.rfind("scan[").expect("a backward loop"),
+        "{text}"
+    );
     // Only the final carry is used: the stacked results' cotangent is zero.
     let carry_only = |f: fn((Tensor, Tensor, Tensor)) -> (Tensor, Tensor)| {
         move |a| -> Tensor { f(a).0.sum(None) }

@@ -1,5 +1,9 @@
 //! `dot_general`: contraction with batch dimensions, on the `gemm` crate for floats.
 
+use std::ops::Add;
+
+use rayon::prelude::*;
+
 use super::arity;
 use super::view::{new_array, signed_strides, strided};
 use crate::array::{with_dtype, Array, Aval, Buffer, DType, Elem};
@@ -202,6 +206,69 @@ fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
     }
 }
 
+/// Computes a product with a small result and a long contraction — a weight's gradient
+/// over a large batch, `h.T @ dz` — as one share of the terms per thread, each into its
+/// own result, then their sum (`gemm`'s threads split only the result's rows and columns,
+/// which a small result has few of); returns false, writing nothing, for other shapes.
+/// The operands are read as `float_product`'s `gemm` call reads them.
+fn split_terms<T: Elem + Add<Output = T>>(
+    ls: &[T],
+    rs: &[T],
+    [lsd, rsd]: [[isize; 3]; 2],
+    [m, k, n]: [usize; 3],
+    out: &mut [T],
+) -> bool {
+    let parts = crate::env::parts();
+    if parts < 2 || m * n > 256 * 256 || k < 4096 || m * n * k < 1 << 23 {
+        return false;
+    }
+    let zero = T::from_f64(0.0);
+    let share = k.div_ceil(parts);
+    let partials: Vec<Vec<T>> = (0..parts)
+        .into_par_iter()
+        .map(|i| {
+            let t0 = (i * share).min(k);
+            let terms = share.min(k - t0);
+            let mut part = vec![zero; m * n];
+            // SAFETY: as in `float_product`'s call, for the terms t0..t0 + terms (< k) of
+            // an unbatched product: element (p, t) of the left operand is at
+            // ls[p*lsd[1] + t*lsd[2]] and (t, q) of the right one at rs[q*rsd[1] +
+            // t*rsd[2]]; `part` is this share's own m x n row-major result.
+            unsafe {
+                gemm::gemm(
+                    m,
+                    n,
+                    terms,
+                    part.as_mut_ptr(),
+                    1,
+                    n as isize,
+                    false,
+                    ls.as_ptr().offset(t0 as isize * lsd[2]),
+                    lsd[2],
+                    lsd[1],
+                    rs.as_ptr().offset(t0 as isize * rsd[2]),
+                    rsd[1],
+                    rsd[2],
+                    zero,
+                    T::from_f64(1.0),
+                    false,
+                    false,
+                    false,
+                    gemm::Parallelism::None,
+                )
+            }
+            part
+        })
+        .collect();
+    out.fill(zero);
+    for part in &partials {
+        for (o, &v) in out.iter_mut().zip(part) {
+            *o = *o + v;
+        }
+    }
+    true
+}
+
 /// Columns of the result per `gemm` call. `gemm` computes a row-major result as its
 /// transpose, `r^T @ l^T`, and packs `l^T` into panels when the result has more than 128
 /// columns — for a left operand with contiguous columns (`x.T @ dz`, contracting over the
@@ -220,7 +287,7 @@ fn column_chunk(n: usize, lsd: [isize; 3]) -> usize {
 /// operand read through its own strides, into a new array of `shape`: an unbatched `f32`
 /// product with a small dimension on the kernels of `skinny`, the rest one `gemm` call per
 /// batch.
-fn float_product<T: Elem>(
+fn float_product<T: Elem + Add<Output = T>>(
     shape: &[usize],
     l: &Matrix,
     r: &Matrix,
@@ -254,6 +321,9 @@ fn float_product<T: Elem>(
     let (ls, rs) = (l.data.as_slice::<T>(), r.data.as_slice::<T>());
     let out = buf.as_mut_ptr().cast::<T>();
     let (lsd, rsd) = (l.strides, r.strides);
+    if b == 1 && split_terms(ls, rs, [lsd, rsd], [m, k, n], buf.as_mut_slice::<T>()) {
+        return Array::from_buffer(T::DTYPE, shape, buf);
+    }
     let chunk = column_chunk(n, lsd);
     for i in 0..b {
         let (lo, ro) = (i as isize * l.strides[0], i as isize * r.strides[0]);

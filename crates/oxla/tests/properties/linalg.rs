@@ -1,4 +1,4 @@
-//! `dot_general` (`src/prims/linalg.rs`, `src/prims/skinny.rs`) and `jnp.matmul` against
+//! `dot_general` (`src/prims/linalg.rs`, `src/prims/skinny/`) and `jnp.matmul` against
 //! naive contractions, over random dimension numbers and on each kernel path.
 
 use oxla::numpy as jnp;
@@ -240,9 +240,10 @@ proptest! {
 }
 
 /// Products whose sizes pick each of `dot_general`'s paths — the skinny kernels (few
-/// terms, few columns by either layout of the left operand) and `gemm`, whole or in column
-/// chunks for a left operand with contiguous columns — against loops, f32 and f64, with
-/// and without a batch dimension.
+/// terms, few columns by either layout of the left operand, few rows) and `gemm`, whole,
+/// in column chunks for a left operand with contiguous columns, or split over the terms
+/// for a small result of a long contraction — against loops, f32 and f64, with and
+/// without a batch dimension.
 #[test]
 fn dot_general_paths_agree_with_loops() {
     let mut rng = Rng(7);
@@ -255,6 +256,9 @@ fn dot_general_paths_agree_with_loops() {
         ([1, 300, 64, 10], true),
         ([1, 300, 64, 10], false),
         ([1, 33, 20, 257], true),
+        ([1, 16, 128, 128], false),
+        ([1, 5, 40, 83], true),
+        ([1, 64, 8192, 48], true),
     ];
     for ([b, m, k, n], by_columns) in cases {
         let lhs_shape = if by_columns { [b, k, m] } else { [b, m, k] };

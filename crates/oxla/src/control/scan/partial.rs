@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
+use crate::core::{Atom, Aval, ClosedJaxpr, Eqn, Jaxpr, Prim, Var};
 
 /// Where a value of the step is computed, in the order the parts run.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -165,6 +165,67 @@ impl Split {
     pub(super) fn part(&self, s: Stage) -> &Part {
         &self.parts[s as usize]
     }
+}
+
+/// Gives each product of a varying left operand with a loop-invariant matrix contracted
+/// over its last dimension (`dz @ w.T` in an RNN's backward step) the matrix transposed
+/// once, by an equation of the invariant part: the loop then reads a right operand with
+/// contiguous rows, which small products take in place instead of packing it every step.
+/// `inputs` are the stages of `j`'s inputs.
+pub(super) fn transpose_invariants(j: &mut Jaxpr, inputs: &[Stage]) {
+    let mut invariant: HashSet<u32> = j
+        .invars
+        .iter()
+        .zip(inputs)
+        .filter(|(_, &s)| s == Stage::Invariant)
+        .map(|(v, _)| v.id)
+        .collect();
+    let fixed = |inv: &HashSet<u32>, a: &Atom| a.var().is_none_or(|v| inv.contains(&v.id));
+    let mut next = j
+        .invars
+        .iter()
+        .chain(j.eqns.iter().flat_map(|e| &e.outputs))
+        .map(|v| v.id + 1)
+        .max()
+        .unwrap_or(0);
+    let mut transposed: HashMap<u32, Var> = HashMap::new();
+    let mut eqns = Vec::with_capacity(j.eqns.len());
+    for mut e in std::mem::take(&mut j.eqns) {
+        if !e.prim.has_effects() && e.inputs.iter().all(|a| fixed(&invariant, a)) {
+            invariant.extend(e.outputs.iter().map(|v| v.id));
+        } else if let (
+            Prim::DotGeneral {
+                contracting, batch, ..
+            },
+            Some(w),
+        ) = (&mut e.prim, e.inputs.get(1).and_then(Atom::var).cloned())
+        {
+            let by_last = w.aval.shape.len() == 2 && batch.1.is_empty() && contracting.1 == [1];
+            if by_last && invariant.contains(&w.id) && !fixed(&invariant, &e.inputs[0]) {
+                let t = transposed.entry(w.id).or_insert_with(|| {
+                    let t = Var {
+                        id: next,
+                        aval: Aval::new(w.aval.dtype, &[w.aval.shape[1], w.aval.shape[0]]),
+                    };
+                    next += 1;
+                    eqns.push(Eqn {
+                        prim: Prim::Transpose {
+                            permutation: vec![1, 0],
+                        },
+                        inputs: vec![Atom::Var(w.clone())],
+                        outputs: vec![t.clone()],
+                        source: e.source,
+                    });
+                    t
+                });
+                invariant.insert(t.id);
+                *contracting = (contracting.0.clone(), vec![0]);
+                e.inputs[1] = Atom::Var(t.clone());
+            }
+        }
+        eqns.push(e);
+    }
+    j.eqns = eqns;
 }
 
 /// The variables `eqns` and `outvars` read that `eqns` do not define, in first-use order.

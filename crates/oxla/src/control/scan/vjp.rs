@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::partial::{Split, Stage};
+use super::partial::{transpose_invariants, Split, Stage};
 use super::{stage, ScanSpec};
 use crate::compiler::{simplify, Executable};
 use crate::core::{eval_jaxpr, is_tracing, trace_avals, Atom, Aval, ClosedJaxpr, Tensor, Var};
@@ -148,7 +148,7 @@ impl ScanSpec {
         // One copy of the primal work the VJP and the step share; constants become inputs.
         let step = simplify(step);
         let consts = step.consts.clone();
-        let step = open(step, &[], &[]).jaxpr;
+        let mut step = open(step, &[], &[]).jaxpr;
         let mut values: HashMap<u32, Tensor> = HashMap::new();
         let mut stages = Vec::with_capacity(step.invars.len());
         let mut operand = ops.iter().chain(&consts);
@@ -166,6 +166,7 @@ impl ScanSpec {
             }
             stages.push(s);
         }
+        transpose_invariants(&mut step, &stages);
         let direct: HashSet<u32> = values.keys().copied().collect();
         let outs = |after: bool| {
             let o = &step.outvars;
