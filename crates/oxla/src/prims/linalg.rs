@@ -235,25 +235,11 @@ fn split_terms<T: Elem + Add<Output = T>>(
             // ls[p*lsd[1] + t*lsd[2]] and (t, q) of the right one at rs[q*rsd[1] +
             // t*rsd[2]]; `part` is this share's own m x n row-major result.
             unsafe {
-                gemm::gemm(
-                    m,
-                    n,
-                    terms,
-                    part.as_mut_ptr(),
-                    1,
-                    n as isize,
-                    false,
-                    ls.as_ptr().offset(t0 as isize * lsd[2]),
-                    lsd[2],
-                    lsd[1],
-                    rs.as_ptr().offset(t0 as isize * rsd[2]),
-                    rsd[1],
-                    rsd[2],
-                    zero,
-                    T::from_f64(1.0),
-                    false,
-                    false,
-                    false,
+                gemm_call(
+                    [m, n, terms],
+                    (part.as_mut_ptr(), n),
+                    (ls.as_ptr().offset(t0 as isize * lsd[2]), [lsd[1], lsd[2]]),
+                    (rs.as_ptr().offset(t0 as isize * rsd[2]), [rsd[1], rsd[2]]),
                     gemm::Parallelism::None,
                 )
             }
@@ -267,6 +253,46 @@ fn split_terms<T: Elem + Add<Output = T>>(
         }
     }
     true
+}
+
+/// `dst = l @ r` (`m x n`, rows `dst.1` apart) by one `gemm` call: element `(p, t)` of
+/// the left operand is at `l.0[p * l.1[0] + t * l.1[1]]`, element `(t, q)` of the right
+/// one at `r.0[q * r.1[0] + t * r.1[1]]`.
+///
+/// # Safety
+/// Those elements must be readable for `p < m`, `q < n`, `t < k`, and the `m x n` block of
+/// `dst` writable; `T` must be `f32`, `f64` or a complex of them, which `gemm` multiplies.
+unsafe fn gemm_call<T: Elem>(
+    [m, n, k]: [usize; 3],
+    dst: (*mut T, usize),
+    l: (*const T, [isize; 2]),
+    r: (*const T, [isize; 2]),
+    parallelism: gemm::Parallelism,
+) {
+    // SAFETY: passed on to our caller.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.0,
+            1,
+            dst.1 as isize,
+            false,
+            l.0,
+            l.1[1],
+            l.1[0],
+            r.0,
+            r.1[0],
+            r.1[1],
+            T::from_f64(0.0),
+            T::from_f64(1.0),
+            false,
+            false,
+            false,
+            parallelism,
+        )
+    }
 }
 
 /// Columns of the result per `gemm` call. `gemm` computes a row-major result as its
@@ -333,28 +359,16 @@ fn float_product<T: Elem + Add<Output = T>>(
             // and element (t, q) of the right one at rs[ro + q*rsd[1] + t*rsd[2]], in
             // bounds for p < m, q < n, t < k by construction of the operands' views; batch
             // i of the result is the m x n row-major block at i*m*n of a buffer of b*m*n
-            // elements, of which columns c0..c0 + w are written; T is f32, f64 or a complex
-            // of them, which gemm multiplies.
+            // elements, of which columns c0..c0 + w are written.
             unsafe {
-                gemm::gemm(
-                    m,
-                    w,
-                    k,
-                    out.add(i * m * n + c0),
-                    1,
-                    n as isize,
-                    false,
-                    ls.as_ptr().offset(lo),
-                    lsd[2],
-                    lsd[1],
-                    rs.as_ptr().offset(ro + c0 as isize * rsd[1]),
-                    rsd[1],
-                    rsd[2],
-                    zero,
-                    T::from_f64(1.0),
-                    false,
-                    false,
-                    false,
+                gemm_call(
+                    [m, w, k],
+                    (out.add(i * m * n + c0), n),
+                    (ls.as_ptr().offset(lo), [lsd[1], lsd[2]]),
+                    (
+                        rs.as_ptr().offset(ro + c0 as isize * rsd[1]),
+                        [rsd[1], rsd[2]],
+                    ),
                     parallelism(m, w, k),
                 )
             }
