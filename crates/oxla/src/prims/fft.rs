@@ -137,10 +137,9 @@ fn complex_axes<T: FftNum>(
         }
         // The lines of `ax` gathered a strip of columns at a time into rows of `col`, `ld`
         // apart, transformed, and scattered back: the strip stays in cache throughout.
-        let outer = buf.len() / (n * inner);
         let ld = padded(n, std::mem::size_of::<Complex<T>>());
         col.resize(ld * STRIP, Complex::new(T::zero(), T::zero()));
-        for block in buf.chunks_exact_mut(n * inner).take(outer) {
+        for block in buf.chunks_exact_mut(n * inner) {
             for c0 in (0..inner).step_by(STRIP) {
                 let w = STRIP.min(inner - c0);
                 for (r, row) in block.chunks_exact(inner).enumerate() {
