@@ -18,24 +18,10 @@ pub(super) const LARGEST: usize = 1 << 22;
 /// Rows of one register tile.
 const TALL: usize = 4;
 
-/// Computes `out (m x n, row-major) = a (m x k) @ b (k x n)` for a small `m` when `b`'s
-/// rows are contiguous; returns false, writing nothing, otherwise.
-pub(super) fn product(
-    a: View,
-    b: View,
-    [m, k, n]: [usize; 3],
-    out: &mut [MaybeUninit<f32>],
-) -> bool {
-    if b.s[1] == 1 {
-        by_rows_of_b(a, b, [m, k, n], out);
-        true
-    } else {
-        false
-    }
-}
-
-/// The product by tiles of 64 columns, then of 16, then column by column.
-fn by_rows_of_b(a: View, b: View, [m, k, n]: [usize; 3], out: &mut [MaybeUninit<f32>]) {
+/// `out (m x n, row-major) = a (m x k) @ b (k x n)` for a small `m`, `b`'s rows contiguous:
+/// tiles of 64 columns, then of 16, then column by column.
+pub(super) fn product(a: View, b: View, [m, k, n]: [usize; 3], out: &mut [MaybeUninit<f32>]) {
+    debug_assert_eq!(b.s[1], 1);
     let mut q = 0;
     while q + WIDE * L <= n {
         columns::<WIDE>(a, b, [m, k, n], q, out);

@@ -83,8 +83,9 @@ pub(super) fn product(
     } else if k <= SMALL && n >= L {
         few_terms(a, b, [m, k, n], out);
         true
-    } else if m <= SMALL && m * k * n <= few_rows::LARGEST {
-        few_rows::product(a, b, [m, k, n], out)
+    } else if m <= SMALL && b.s[1] == 1 && m * k * n <= few_rows::LARGEST {
+        few_rows::product(a, b, [m, k, n], out);
+        true
     } else {
         false
     }
