@@ -262,7 +262,7 @@ fn split_terms<T: Elem + Add<Output = T>>(
 /// # Safety
 /// Those elements must be readable for `p < m`, `q < n`, `t < k`, and the `m x n` block of
 /// `dst` writable; `T` must be `f32`, `f64` or a complex of them, which `gemm` multiplies.
-unsafe fn gemm_call<T: Elem>(
+pub(super) unsafe fn gemm_call<T: Elem>(
     [m, n, k]: [usize; 3],
     dst: (*mut T, usize),
     l: (*const T, [isize; 2]),

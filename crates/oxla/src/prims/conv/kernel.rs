@@ -1,11 +1,14 @@
-//! The convolution kernel: the input in `[batch, spatial..., feature]` order, the kernel
-//! in `[spatial..., in, out]` order, and per example and group the window's elements
-//! gathered into rows (im2col) and multiplied by the kernel's matrix with `gemm`, the
-//! (example, group) pairs in parallel.
+//! The convolution kernel: the input read in its own layout, the kernel in
+//! `[spatial..., in, out]` order, and per task (a few examples of one group) and class of
+//! result positions (see [`classes`](super::classes)) the window's elements gathered into
+//! rows (im2col) and multiplied by the kernel's rows (see [`product`](super::product)),
+//! the tasks in parallel.
 
 use rayon::prelude::*;
 
-use super::im2col::im2col;
+use super::classes::classes;
+use super::im2col::{im2col, Source};
+use super::product::{ConvElem, KernelRows};
 use super::{conv_rule, ConvParams};
 use crate::array::{aval_of, Array, Aval, Buffer, DType, Elem};
 use crate::prims::elementwise::convert;
@@ -15,8 +18,7 @@ use crate::prims::shape::transpose;
 pub(super) struct Geometry {
     /// Examples in the result, and batch groups.
     pub(super) n_out: usize,
-    /// Input features and features a group reads.
-    pub(super) c_in: usize,
+    /// Input features a group reads.
     pub(super) c_group: usize,
     /// Result features and features a group writes.
     pub(super) c_out: usize,
@@ -34,12 +36,10 @@ impl Geometry {
     fn new(p: &ConvParams, l: &[usize], r: &[usize], o: &[usize]) -> Geometry {
         let dn = &p.dimension_numbers;
         let nd = l.len() - 2;
-        let c_in = l[dn.lhs_spec[1]];
         let c_out = r[dn.rhs_spec[0]];
         let groups = p.feature_group_count * p.batch_group_count;
         Geometry {
             n_out: o[dn.out_spec[0]],
-            c_in,
             c_group: r[dn.rhs_spec[1]],
             c_out,
             o_group: c_out / groups,
@@ -61,42 +61,65 @@ impl Geometry {
     }
 }
 
-/// The (example, group) pairs, each one patch matrix and one `gemm`.
-fn tasks(g: &Geometry) -> usize {
-    g.n_out * g.groups
-}
-
-/// Pairs that run at once: one per part of the pool, each with its own patch matrix.
-fn workers(g: &Geometry) -> usize {
-    tasks(g).min(crate::env::parts()).max(1)
-}
-
-/// The result's buffer, written by several threads at disjoint blocks.
+/// The result's buffer, written by several threads at disjoint rows and columns.
 struct Dst<T>(*mut T);
 
-// SAFETY: each (example, group) pair writes only its own m x o_group block of the result,
-// and the buffer outlives the parallel loop.
+// SAFETY: each task writes only its own examples' rows at its own group's columns of the
+// result, and the buffer outlives the parallel loop.
 unsafe impl<T> Sync for Dst<T> {}
 
 impl<T> Dst<T> {
-    fn at(&self, offset: usize) -> *mut T {
-        // SAFETY: callers pass offsets inside the result buffer.
-        unsafe { self.0.add(offset) }
+    /// Writes element `at` of the result.
+    ///
+    /// # Safety
+    /// `at` must be in the calling task's block of the result.
+    unsafe fn write(&self, at: usize, x: T) {
+        // SAFETY: passed on to our caller.
+        unsafe { self.0.add(at).write(x) }
     }
 }
 
-fn is_identity(perm: &[usize]) -> bool {
-    perm.iter().enumerate().all(|(i, &p)| i == p)
+/// The bytes of patch matrix a task aims at: a few examples of one group when one
+/// example's is small (a per-example gradient's kernel, grouped by example), so that
+/// their product is one call of many rows.
+const PATCH_BYTES: usize = 1 << 18;
+
+/// How the work is split: tasks of `chunk` examples of one group, their patch matrices
+/// one after another.
+struct Split {
+    chunk: usize,
+    tasks: usize,
+    workers: usize,
 }
 
-/// The permutations to canonical order: input `[N, spatial..., C]`, kernel
-/// `[spatial..., I, O]`, and from the canonical result `[N, spatial..., O]` back.
-fn perms(p: &ConvParams) -> [Vec<usize>; 3] {
+impl Split {
+    fn new(g: &Geometry, elem: usize) -> Split {
+        let parts = crate::env::parts();
+        let per_example = (g.rows() * g.cols() * elem).max(1);
+        let mut chunk = (PATCH_BYTES / per_example).clamp(1, g.n_out.max(1));
+        while chunk > 1 && g.groups * g.n_out.div_ceil(chunk) < parts {
+            chunk = chunk.div_ceil(2);
+        }
+        let tasks = g.groups * g.n_out.div_ceil(chunk);
+        Split {
+            chunk,
+            tasks,
+            workers: tasks.min(parts).max(1),
+        }
+    }
+}
+
+/// Whether permuting `shape` by `perm` keeps its elements in order: only dimensions of
+/// size 1 move, so the permutation is a reshape.
+fn keeps_order(perm: &[usize], shape: &[usize]) -> bool {
+    perm.iter().filter(|&&d| shape[d] != 1).is_sorted()
+}
+
+/// The permutations to canonical order: kernel `[spatial..., I, O]`, and from the
+/// canonical result `[N, spatial..., O]` back.
+fn perms(p: &ConvParams) -> [Vec<usize>; 2] {
     let dn = &p.dimension_numbers;
     let nd = dn.lhs_spec.len() - 2;
-    let mut lp = vec![dn.lhs_spec[0]];
-    lp.extend(&dn.lhs_spec[2..]);
-    lp.push(dn.lhs_spec[1]);
     let mut rp: Vec<usize> = dn.rhs_spec[2..].to_vec();
     rp.extend([dn.rhs_spec[1], dn.rhs_spec[0]]);
     let mut op = vec![0; nd + 2];
@@ -105,7 +128,15 @@ fn perms(p: &ConvParams) -> [Vec<usize>; 3] {
     for i in 0..nd {
         op[dn.out_spec[2 + i]] = 1 + i;
     }
-    [lp, rp, op]
+    [rp, op]
+}
+
+/// The canonical result's shape, `[N, spatial..., O]`.
+fn canonical_shape(g: &Geometry) -> Vec<usize> {
+    let mut shape = vec![g.n_out];
+    shape.extend(&g.out_sp);
+    shape.push(g.c_out);
+    shape
 }
 
 /// `conv_general_dilated` on concrete operands whose avals passed [`conv_rule`].
@@ -124,25 +155,20 @@ pub(crate) fn conv_general_dilated(lhs: &Array, rhs: &Array, p: &ConvParams) -> 
     crate::env::init_threads();
     let out_aval = &conv_rule(p, &[aval_of(lhs), aval_of(rhs)]).expect("checked when bound")[0];
     let g = Geometry::new(p, lhs.shape(), rhs.shape(), &out_aval.shape);
-    let [lp, rp, op] = perms(p);
-    let canon = |a: &Array, perm: &[usize]| {
-        if is_identity(perm) {
-            a.clone()
-        } else {
-            transpose(a, perm)
-        }
+    let [rp, op] = perms(p);
+    let r = if keeps_order(&rp, rhs.shape()) {
+        rhs.clone()
+    } else {
+        transpose(rhs, &rp)
     };
-    let (l, r) = (canon(lhs, &lp), canon(rhs, &rp));
-    let mut shape = vec![g.n_out];
-    shape.extend(&g.out_sp);
-    shape.push(g.c_out);
+    let shape = canonical_shape(&g);
     let out = match dtype {
-        DType::F32 => run::<f32>(&l, &r, p, &g, &shape),
-        DType::F64 => run::<f64>(&l, &r, p, &g, &shape),
+        DType::F32 => run::<f32>(lhs, &r, p, &g, &shape),
+        DType::F64 => run::<f64>(lhs, &r, p, &g, &shape),
         d => unreachable!("conv_general_dilated on {d}, which the shape rule refuses"),
     };
-    let out = if is_identity(&op) {
-        out
+    let out = if keeps_order(&op, &shape) {
+        out.reshaped(&out_aval.shape)
     } else {
         transpose(&out, &op)
     };
@@ -152,137 +178,147 @@ pub(crate) fn conv_general_dilated(lhs: &Array, rhs: &Array, p: &ConvParams) -> 
     }
 }
 
-/// Per spatial dimension, for each (result position, window position) the input index it
-/// reads, or `-1` where it reads padding or a hole of the input's dilation.
-fn source_tables(p: &ConvParams, g: &Geometry) -> Vec<Vec<i64>> {
-    (0..g.in_sp.len())
-        .map(|i| {
-            let (s, kd, ld) = (
-                p.window_strides[i] as i64,
-                p.rhs_dilation[i] as i64,
-                p.lhs_dilation[i] as i64,
-            );
-            let lo = p.padding[i].0;
-            let mut t = Vec::with_capacity(g.out_sp[i] * g.k_sp[i]);
-            for o in 0..g.out_sp[i] as i64 {
-                for k in 0..g.k_sp[i] as i64 {
-                    let q = o * s + k * kd - lo;
-                    let ok = q >= 0 && q % ld == 0 && q / ld < g.in_sp[i] as i64;
-                    t.push(if ok { q / ld } else { -1 });
-                }
-            }
-            t
-        })
-        .collect()
+/// The input's layout as strides: example, spatial dimensions, feature.
+fn source<'a, T: Elem>(l: &'a Array, p: &ConvParams) -> Source<'a, T> {
+    let dn = &p.dimension_numbers;
+    let strides = crate::array::strides_of(l.shape());
+    Source {
+        data: l.as_slice::<T>(),
+        batch: strides[dn.lhs_spec[0]],
+        spatial: dn.lhs_spec[2..].iter().map(|&d| strides[d]).collect(),
+        feature: strides[dn.lhs_spec[1]],
+    }
 }
 
-fn run<T: Elem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &[usize]) -> Array {
+/// The convolution into a canonical result of `shape`: per task (a chunk of examples of
+/// one group) and class, the patch matrix of the chunk's examples one after another, its
+/// product with the class's kernel rows, and the product's rows scattered to the class's
+/// result rows.
+fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &[usize]) -> Array {
     let zero = T::from_f64(0.0);
     let bytes = crate::array::checked_nbytes(shape, std::mem::size_of::<T>())
         .expect("results are checked when bound");
-    let (m, k) = (g.rows(), g.cols());
+    let m = g.rows();
     let per_example = m * g.c_out;
-    if per_example == 0 || k == 0 {
+    if per_example == 0 || g.cols() == 0 {
         return Array::from_buffer(T::DTYPE, shape, Buffer::zeroed(bytes));
     }
-    // SAFETY: the (example, group) pairs' blocks tile the result, and each pair's gemm
-    // writes all of its block.
+    // SAFETY: the tasks' (examples, group) blocks tile the result, and each task writes
+    // every row of every class of its block.
     let mut buf = unsafe { Buffer::uninit(bytes) };
-    let tables = source_tables(p, g);
-    let (ls, rs) = (l.as_slice::<T>(), r.as_slice::<T>());
-    let in_example: usize = g.in_sp.iter().product::<usize>() * g.c_in;
-    let in_strides = crate::array::strides_of(&g.in_sp);
+    let classes = classes(p, g);
+    // Per class, the kernel's rows it reads: window position, then input feature.
+    let kernel_rows: Vec<Vec<usize>> = classes
+        .iter()
+        .map(|c| {
+            c.windows
+                .iter()
+                .flat_map(|&w| (0..g.c_group).map(move |ci| w * g.c_group + ci))
+                .collect()
+        })
+        .collect();
+    let src = source::<T>(l, p);
+    let rs = r.as_slice::<T>();
+    let split = Split::new(g, std::mem::size_of::<T>());
     let dst = Dst(buf.as_mut_slice::<T>().as_mut_ptr());
-    let inner = if tasks(g) == 1 && m * k * g.o_group >= 1 << 21 {
+    let threads = if split.tasks == 1 && m * g.cols() * g.o_group >= 1 << 21 {
         gemm::Parallelism::Rayon(crate::env::parts())
     } else {
         gemm::Parallelism::None
     };
-    let task = |t: usize, patches: &mut Vec<T>| {
-        let (n, gi) = (t / g.groups, t % g.groups);
-        patches.resize(m * k, zero);
-        let (src_n, c0) = if g.batch_grouped {
-            (gi * g.n_out + n, 0)
-        } else {
-            (n, gi * g.c_group)
-        };
-        let src = &ls[src_n * in_example..(src_n + 1) * in_example];
-        im2col(src, g, &tables, &in_strides, c0, patches);
-        let d = dst.at(n * per_example + gi * g.o_group);
-        // SAFETY: the patch matrix is m x k row-major; the kernel's matrix is its
-        // canonical `[spatial..., I, O]` buffer, k rows of c_out, read at columns
-        // gi*o_group..(gi+1)*o_group; the destination is this pair's block of its
-        // example's m x c_out row-major result, written at the same columns and by no
-        // other pair. T is f32 or f64.
-        unsafe {
-            gemm::gemm(
-                m,
-                g.o_group,
-                k,
-                d,
-                1,
-                g.c_out as isize,
-                false,
-                patches.as_ptr(),
-                1,
-                k as isize,
-                rs.as_ptr().add(gi * g.o_group),
-                1,
-                g.c_out as isize,
-                zero,
-                T::from_f64(1.0),
-                false,
-                false,
-                false,
-                inner,
-            );
-            // A sum of products starts from +0, so it is never -0.
-            for row in 0..m {
-                let cells = std::slice::from_raw_parts_mut(d.add(row * g.c_out), g.o_group);
-                for x in cells {
-                    if *x == zero {
-                        *x = zero;
-                    }
+    let per_group = g.n_out.div_ceil(split.chunk);
+    let task = |t: usize, s: &mut Scratch<T>| {
+        let gi = t / per_group;
+        let n0 = (t % per_group) * split.chunk;
+        let examples = n0..(n0 + split.chunk).min(g.n_out);
+        let col0 = gi * g.o_group;
+        for (class, krows) in classes.iter().zip(&kernel_rows) {
+            let (rows, k) = (class.rows.len(), krows.len());
+            T::kernel_rows(rs, krows, [g.c_out, col0, g.o_group], threads, &mut s.w);
+            s.patches.resize(examples.len() * rows * k, zero);
+            for (j, n) in examples.clone().enumerate() {
+                let (src_n, c0) = if g.batch_grouped {
+                    (gi * g.n_out + n, 0)
+                } else {
+                    (n, gi * g.c_group)
+                };
+                let block = &mut s.patches[j * rows * k..(j + 1) * rows * k];
+                im2col(&src, src_n, c0, g.c_group, class, block);
+            }
+            let store = |row: usize, v: &[T]| {
+                let (n, within) = (examples.start + row / rows, class.rows[row % rows]);
+                let at = (n * m + within) * g.c_out + col0;
+                for (c, &x) in v.iter().enumerate() {
+                    // SAFETY: `at + c` is in this task's block of the result (see `Dst`).
+                    // Adding +0 turns a -0 sum into +0, as a sum of products from +0.
+                    unsafe { dst.write(at + c, x + zero) };
                 }
+            };
+            let shape = [examples.len() * rows, k, g.o_group];
+            if k == 0 {
+                let zeros = vec![zero; g.o_group];
+                (0..shape[0]).for_each(|row| store(row, &zeros));
+            } else {
+                T::product(&s.patches, &s.w, shape, threads, &mut s.out, store);
             }
         }
     };
-    if workers(g) == 1 {
-        let mut patches = Vec::new();
-        (0..tasks(g)).for_each(|t| task(t, &mut patches));
+    if split.workers == 1 {
+        let mut s = Scratch::default();
+        (0..split.tasks).for_each(|t| task(t, &mut s));
     } else {
-        (0..tasks(g))
+        (0..split.tasks)
             .into_par_iter()
-            .for_each_init(Vec::new, |patches, t| task(t, patches));
+            .for_each_init(Scratch::default, |s, t| task(t, s));
     }
     Array::from_buffer(T::DTYPE, shape, buf)
 }
 
-/// The bytes `conv_general_dilated` holds beyond its operands and result: the operands and
-/// result in canonical order where their layout is not, the patch matrices (one per
-/// example running at once) and `gemm`'s packed panels, and the f32 copies of 16-bit
-/// operands.
+/// A worker's buffers: patch matrix, kernel rows and product.
+struct Scratch<T> {
+    patches: Vec<T>,
+    w: KernelRows<T>,
+    out: Vec<T>,
+}
+
+impl<T> Default for Scratch<T> {
+    fn default() -> Self {
+        Scratch {
+            patches: Vec::new(),
+            w: KernelRows::default(),
+            out: Vec::new(),
+        }
+    }
+}
+
+/// The bytes `conv_general_dilated` holds beyond its operands and result: the kernel and
+/// result in canonical order where their layout is not, per worker a task's patch matrix,
+/// kernel rows, product and `gemm`'s packed panels, and the f32 copies of 16-bit operands.
 pub(crate) fn scratch_bytes(p: &ConvParams, inputs: &[Aval]) -> usize {
     let Ok(outs) = conv_rule(p, inputs) else {
         return 0;
     };
     let (l, r, o) = (&inputs[0], &inputs[1], &outs[0]);
     let g = Geometry::new(p, &l.shape, &r.shape, &o.shape);
-    let [lp, rp, op] = perms(p);
-    let (elem, widen) = if l.dtype.is_half() {
-        (4, 2)
-    } else {
-        (l.dtype.size(), 1)
-    };
+    let [rp, op] = perms(p);
+    let elem = if l.dtype.is_half() { 4 } else { l.dtype.size() };
     let size = |a: &Aval| a.size() * elem;
-    let half = if widen > 1 {
+    let half = if l.dtype.is_half() {
         size(l) + size(r) + size(o)
     } else {
         0
     };
-    let copy = |a: &Aval, perm: &[usize]| if is_identity(perm) { 0 } else { size(a) };
-    let copies = copy(l, &lp) + copy(r, &rp) + copy(o, &op);
-    let (m, k) = (g.rows(), g.cols());
-    let panels = elem * k.min(1024) * (m.next_multiple_of(64) + g.o_group.next_multiple_of(64));
-    half + copies + workers(&g) * (m * k * elem + panels)
+    let copy = |a: &Aval, perm: &[usize], shape: &[usize]| {
+        if keeps_order(perm, shape) {
+            0
+        } else {
+            size(a)
+        }
+    };
+    let copies = copy(r, &rp, &r.shape) + copy(o, &op, &canonical_shape(&g));
+    let split = Split::new(&g, elem);
+    let (rows, k) = (split.chunk * g.rows(), g.cols());
+    let panels = elem * k.min(1024) * (rows.next_multiple_of(64) + g.o_group.next_multiple_of(64));
+    let task = elem * (rows * k + k * g.o_group + rows * g.o_group) + panels;
+    half + copies + split.workers * task
 }

@@ -1,8 +1,12 @@
 //! `conv_general_dilated`: XLA's convolution, with its parameters, shape rule and kernel
 //! (im2col into `gemm`, see [`kernel`]).
 
+mod classes;
 mod im2col;
 mod kernel;
+mod product;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 

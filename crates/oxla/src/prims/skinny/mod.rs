@@ -26,7 +26,7 @@ pub(super) const SMALL: usize = 16;
 /// Lanes of one vector.
 const L: usize = 16;
 
-type V = [f32; L];
+pub(super) type V = [f32; L];
 
 /// Rows of the result one parallel task computes.
 const ROWS_PER_TASK: usize = 64;
@@ -163,43 +163,58 @@ const ROW_GROUP: usize = 8;
 /// element of a row of `a` scales `b`'s row of coefficients (padded to 16 lanes) into
 /// that row's accumulator, eight rows at a time so that their sums run side by side.
 fn few_columns_by_rows(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [MaybeUninit<f32>]) {
-    let coefs: Vec<V> = (0..k)
-        .map(|t| std::array::from_fn(|c| if c < n { b.at(t, c) } else { 0.0 }))
-        .collect();
+    let coefs = padded_rows(b, k, n);
     out.par_chunks_mut(ROWS_PER_TASK * n)
         .enumerate()
         .for_each(|(task, rows)| {
             let p0 = task * ROWS_PER_TASK;
-            for (g, group) in rows.chunks_mut(ROW_GROUP * n).enumerate() {
-                let p = p0 + g * ROW_GROUP;
-                let acc = if group.len() == ROW_GROUP * n {
-                    accumulate_group(a, p, &coefs)
-                } else {
-                    std::array::from_fn(|r| {
-                        let mut acc = [0f32; L];
-                        if r * n < group.len() {
-                            for (t, w) in coefs.iter().enumerate() {
-                                fma_scalar(*w, a.at(p + r, t), &mut acc);
-                            }
-                        }
-                        acc
-                    })
-                };
-                for (row_out, acc) in group.chunks_exact_mut(n).zip(&acc) {
-                    for (o, &v) in row_out.iter_mut().zip(acc) {
-                        o.write(v);
-                    }
+            rows_by_few_columns(a, &coefs, p0..p0 + rows.len() / n, |p, acc| {
+                for (o, &v) in rows[(p - p0) * n..(p - p0 + 1) * n].iter_mut().zip(acc) {
+                    o.write(v);
                 }
-            }
+            });
         });
 }
 
+/// The rows of `b` (`k x n`, `n` at most [`SMALL`]), each padded to 16 lanes with zeros:
+/// the coefficients of [`rows_by_few_columns`].
+pub(super) fn padded_rows(b: View, k: usize, n: usize) -> Vec<V> {
+    debug_assert!(n <= SMALL);
+    (0..k)
+        .map(|t| std::array::from_fn(|c| if c < n { b.at(t, c) } else { 0.0 }))
+        .collect()
+}
+
+/// Rows `rows` of `a @ b`, on the calling thread, for a left operand with contiguous rows
+/// and `b` given as its [`padded_rows`]: `store(p, row)` receives row `p` in the first
+/// lanes of `row` (each sum started from +0, so never -0).
+pub(super) fn rows_by_few_columns(
+    a: View,
+    coefs: &[V],
+    rows: std::ops::Range<usize>,
+    mut store: impl FnMut(usize, &V),
+) {
+    debug_assert!(a.s[1] == 1 || coefs.len() <= 1);
+    for p in rows.clone().step_by(ROW_GROUP) {
+        let count = ROW_GROUP.min(rows.end - p);
+        for (r, acc) in accumulate_group(a, p, count, coefs)[..count]
+            .iter()
+            .enumerate()
+        {
+            store(p + r, acc);
+        }
+    }
+}
+
 multiversion! {
-    /// Rows `p..p + 8` of `a @ b`, `b`'s rows given as padded `coefs`; `a`'s rows contiguous.
+    /// Rows `p..p + count` (`count` at most 8) of `a @ b` in the first `count` of 8
+    /// accumulators, `b`'s rows given as padded `coefs`; `a`'s rows contiguous. The other
+    /// accumulators repeat row `p`, so that every group runs the same eight sums.
     #[inline(never)]
-    fn accumulate_group(a: View, p: usize, coefs: &[V]) -> [V; ROW_GROUP] {
+    fn accumulate_group(a: View, p: usize, count: usize, coefs: &[V]) -> [V; ROW_GROUP] {
         let k = coefs.len();
         let rows: [&[f32]; ROW_GROUP] = std::array::from_fn(|r| {
+            let r = if r < count { r } else { 0 };
             let base = (a.off + (p + r) as isize * a.s[0]) as usize;
             &a.data[base..base + k]
         });
