@@ -1,5 +1,5 @@
 //! `conv_general_dilated`: XLA's convolution, with its parameters, shape rule and kernel
-//! (im2col into `gemm`, see [`kernel`]).
+//! (im2col by classes of result positions into products, see [`kernel`]).
 
 mod classes;
 mod im2col;
