@@ -1,6 +1,6 @@
 //! The product of a patch matrix with its kernel rows, per element type: `gemm`, or for
 //! `f32` results of few features the few-columns kernel of `skinny`, which keeps eight
-//! rows' sums in registers where `gemm` would pack both operands for a 16 x 6 tile that
+//! rows' sums in registers where `gemm` would pack both operands for a register tile that
 //! few features leave mostly idle.
 
 use crate::array::Elem;
@@ -27,16 +27,15 @@ impl<T> Default for KernelRows<T> {
 /// The element types a convolution computes in.
 pub(super) trait ConvElem: Elem + std::ops::Add<Output = Self> {
     /// Gathers into `w` the rows `rows` (indices into `kernel`, a row-major matrix of
-    /// `c_out` columns) at columns `col0..col0 + n`, laid out for [`product`]
-    /// (Self::product) with the same `n` and `threads`.
+    /// `c_out` columns) at columns `col0..col0 + n`, laid out for
+    /// [`product`](Self::product) with the same `n` and `threads`.
     fn kernel_rows(
         kernel: &[Self],
         rows: &[usize],
         [c_out, col0, n]: [usize; 3],
-        threads: gemm::Parallelism,
+        _threads: gemm::Parallelism,
         w: &mut KernelRows<Self>,
     ) {
-        let _ = threads;
         gather_dense(kernel, rows, [c_out, col0, n], &mut w.dense);
     }
 
