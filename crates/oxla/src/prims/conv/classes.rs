@@ -23,9 +23,10 @@ pub(super) struct Class {
     /// The class's rows of an example's result (`[spatial..., feature]` row-major),
     /// row-major over its positions.
     pub(super) rows: Vec<usize>,
-    /// The window positions it reads (flat, row-major over the window), row-major over
-    /// its taps: the kernel rows of its product.
-    pub(super) windows: Vec<usize>,
+    /// The kernel rows of its product, one per column of its patch matrix: per tap it
+    /// reads (row-major over its taps), the tap's window position (flat, row-major over
+    /// the window) times `c_group`, plus each input feature of a group.
+    pub(super) kernel_rows: Vec<usize>,
 }
 
 /// One spatial dimension's phase: its result positions and the taps they read elements
@@ -108,7 +109,10 @@ pub(super) fn classes(p: &ConvParams, g: &Geometry) -> Vec<Class> {
             taps: chosen.iter().map(|ph| ph.taps.len()).collect(),
             tables,
             rows: offsets(chosen.iter().map(|ph| &ph.outs[..]).collect(), &out_strides),
-            windows: offsets(chosen.iter().map(|ph| &ph.taps[..]).collect(), &k_strides),
+            kernel_rows: offsets(chosen.iter().map(|ph| &ph.taps[..]).collect(), &k_strides)
+                .into_iter()
+                .flat_map(|w| (0..g.c_group).map(move |c| w * g.c_group + c))
+                .collect(),
         });
         match (0..nd).rev().find(|&i| pick[i] + 1 < counts[i]) {
             Some(i) => {

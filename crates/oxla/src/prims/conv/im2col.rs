@@ -122,7 +122,7 @@ impl<T: Elem> Inner<'_, T> {
     }
 }
 
-/// Fills `patches` (the class's rows, each `windows * c_group` long) from example `n` of
+/// Fills `patches` (the class's rows, each as long as its kernel rows) from example `n` of
 /// `src`, features `c0..c0 + c_group`. The innermost taps of a position are copied by
 /// their span: as one run where they read adjacent positions whose features lie side by
 /// side, else at a constant stride, and one by one only where they read no span.
@@ -137,7 +137,7 @@ pub(super) fn im2col<T: Elem>(
     let zero = T::from_f64(0.0);
     let origin = n * src.batch + c0 * src.feature;
     let nd = class.taps.len();
-    let row_len = class.windows.len() * cg;
+    let row_len = class.kernel_rows.len();
     if row_len == 0 {
         return;
     }

@@ -207,16 +207,6 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
     // every row of every class of its block.
     let mut buf = unsafe { Buffer::uninit(bytes) };
     let classes = classes(p, g);
-    // Per class, the kernel's rows it reads: window position, then input feature.
-    let kernel_rows: Vec<Vec<usize>> = classes
-        .iter()
-        .map(|c| {
-            c.windows
-                .iter()
-                .flat_map(|&w| (0..g.c_group).map(move |ci| w * g.c_group + ci))
-                .collect()
-        })
-        .collect();
     let src = source::<T>(l, p);
     let rs = r.as_slice::<T>();
     let split = Split::new(g, std::mem::size_of::<T>());
@@ -232,9 +222,10 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
         let n0 = (t % per_group) * split.chunk;
         let examples = n0..(n0 + split.chunk).min(g.n_out);
         let col0 = gi * g.o_group;
-        for (class, krows) in classes.iter().zip(&kernel_rows) {
-            let (rows, k) = (class.rows.len(), krows.len());
-            T::kernel_rows(rs, krows, [g.c_out, col0, g.o_group], threads, &mut s.w);
+        for class in &classes {
+            let (rows, k) = (class.rows.len(), class.kernel_rows.len());
+            let cols = [g.c_out, col0, g.o_group];
+            T::kernel_rows(rs, &class.kernel_rows, cols, threads, &mut s.w);
             s.patches.resize(examples.len() * rows * k, zero);
             for (j, n) in examples.clone().enumerate() {
                 let (src_n, c0) = if g.batch_grouped {

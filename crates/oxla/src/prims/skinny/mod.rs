@@ -178,7 +178,7 @@ fn few_columns_by_rows(a: View, b: View, [_, k, n]: [usize; 3], out: &mut [Maybe
 
 /// The rows of `b` (`k x n`, `n` at most [`SMALL`]), each padded to 16 lanes with zeros:
 /// the coefficients of [`rows_by_few_columns`].
-pub(super) fn padded_rows(b: View, k: usize, n: usize) -> Vec<V> {
+fn padded_rows(b: View, k: usize, n: usize) -> Vec<V> {
     debug_assert!(n <= SMALL);
     (0..k)
         .map(|t| std::array::from_fn(|c| if c < n { b.at(t, c) } else { 0.0 }))
