@@ -1,4 +1,5 @@
-//! Concrete arrays: row-major, 64-byte-aligned, `Arc`-shared host buffers.
+//! Concrete arrays: row-major, `Arc`-shared host buffers (64-byte-aligned, or a run of
+//! leading rows of one).
 
 mod aval;
 mod buffer;
@@ -108,8 +109,8 @@ pub fn strides_of(shape: &[usize]) -> SmallVec<[usize; 6]> {
 
 /// A concrete n-dimensional array on the host.
 ///
-/// Cloning is cheap: the buffer is shared. Arrays are immutable; kernels write into fresh
-/// buffers.
+/// Cloning is cheap: the buffer is shared, and so is it by a run of leading rows
+/// ([`Array::rows`]). Arrays are immutable; kernels write into fresh buffers.
 ///
 /// ```
 /// use oxla::Array;
@@ -122,6 +123,8 @@ pub struct Array {
     dtype: DType,
     shape: Shape,
     buf: Arc<Buffer>,
+    /// Where the elements start in `buf`, in bytes (non-zero only for [`Array::rows`]).
+    offset: usize,
 }
 
 impl Array {
@@ -140,6 +143,7 @@ impl Array {
             dtype,
             shape: shape_of(shape),
             buf: Arc::new(buf),
+            offset: 0,
         }
     }
 
@@ -214,7 +218,7 @@ impl Array {
 
     /// Size in bytes.
     pub fn nbytes(&self) -> usize {
-        self.buf.len_bytes()
+        self.size() * self.dtype.size()
     }
 
     /// A rank-0 array of `dtype` holding `v`: an integer dtype takes `v` truncated toward
@@ -241,7 +245,8 @@ impl Array {
                 std::panic::Location::caller()
             );
         }
-        self.buf.as_slice()
+        let at = self.offset / self.dtype.size();
+        &self.buf.as_slice()[at..at + self.size()]
     }
 
     /// The elements copied into a `Vec`, which must be of type `T`.
@@ -266,11 +271,7 @@ impl Array {
     /// The elements converted to `f64`, whatever the dtype.
     pub fn to_f64_vec(&self) -> Vec<f64> {
         with_dtype!(self.dtype, T, {
-            self.buf
-                .as_slice::<T>()
-                .iter()
-                .map(|v| v.to_f64())
-                .collect()
+            self.as_slice::<T>().iter().map(|v| v.to_f64()).collect()
         })
     }
 
@@ -301,12 +302,33 @@ impl Array {
             dtype: self.dtype,
             shape: shape_of(shape),
             buf: self.buf.clone(),
+            offset: self.offset,
+        }
+    }
+
+    /// Rows `start..start + n` along the leading axis, sharing this array's buffer (no copy).
+    #[track_caller]
+    pub(crate) fn rows(&self, start: usize, n: usize) -> Array {
+        let lead = self.shape.first().copied().unwrap_or(0);
+        assert!(
+            start + n <= lead,
+            "rows {start}..{} of an array of shape {:?}",
+            start + n,
+            self.shape
+        );
+        let mut shape = self.shape.clone();
+        shape[0] = n;
+        Array {
+            dtype: self.dtype,
+            offset: self.offset + start * numel(&self.shape[1..]) * self.dtype.size(),
+            shape,
+            buf: self.buf.clone(),
         }
     }
 
     /// The raw bytes, row-major.
     pub fn as_bytes(&self) -> &[u8] {
-        self.buf.as_bytes()
+        &self.buf.as_bytes()[self.offset..self.offset + self.nbytes()]
     }
 
     /// Whether two arrays share one buffer.
@@ -314,9 +336,52 @@ impl Array {
         Arc::ptr_eq(&self.buf, &other.buf)
     }
 
-    /// The buffer, when this array is its only owner (for reuse by a kernel).
+    /// The buffer, when this array is its only owner and holds all of it (for reuse by a
+    /// kernel).
     pub(crate) fn into_buffer(self) -> Result<Buffer, Array> {
+        if self.offset != 0 || self.nbytes() != self.buf.len_bytes() {
+            return Err(self);
+        }
         let (dtype, shape) = (self.dtype, self.shape);
-        Arc::try_unwrap(self.buf).map_err(|buf| Array { dtype, shape, buf })
+        Arc::try_unwrap(self.buf).map_err(|buf| Array {
+            dtype,
+            shape,
+            buf,
+            offset: 0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Array;
+
+    #[test]
+    fn rows_share_the_buffer_and_read_their_own_elements() {
+        let a = Array::from_vec((0..12).map(|i| i as f32).collect(), &[4, 3]);
+        let r = a.rows(1, 2);
+        assert!(r.shares_buffer(&a));
+        assert_eq!(r.shape(), &[2, 3]);
+        assert_eq!(r.to_vec::<f32>(), vec![3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(r.as_bytes().len(), r.nbytes());
+        // Rows of rows, reshaped, and no rows at all.
+        let rr = r.rows(1, 1).reshaped(&[3]);
+        assert_eq!(rr.to_f64_vec(), vec![6.0, 7.0, 8.0]);
+        assert_eq!(a.rows(4, 0).size(), 0);
+        assert_eq!(
+            Array::zeros(crate::DType::F32, &[0, 3]).rows(0, 0).nbytes(),
+            0
+        );
+        // A view never hands its buffer to a kernel, even as its only owner.
+        let only = Array::from_vec(vec![1.0f32; 6], &[3, 2]).rows(1, 2);
+        assert!(only.into_buffer().is_err());
+        let all = Array::from_vec(vec![1.0f32; 6], &[3, 2]).rows(0, 3);
+        assert!(all.into_buffer().is_ok());
+    }
+
+    #[test]
+    #[should_panic(expected = "rows 3..5 of an array of shape [4, 3]")]
+    fn rows_past_the_end_panic() {
+        Array::zeros(crate::DType::F32, &[4, 3]).rows(3, 2);
     }
 }

@@ -3,7 +3,6 @@
 //! tangents travel at, and a body's working memory.
 
 use super::jvp_rules::zeros_of_aval;
-use crate::array::{Array, Buffer};
 use crate::compiler::Executable;
 use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
 use crate::memory::BufferInfo;
@@ -110,13 +109,4 @@ pub(crate) fn open(cj: ClosedJaxpr, before: &[Aval], after: &[Aval]) -> ClosedJa
         },
         consts: vec![],
     }
-}
-
-/// Rows `start..start + n` of `a` along its leading axis, copied.
-pub(crate) fn rows(a: &Array, start: usize, n: usize) -> Array {
-    let row = a.nbytes() / a.shape()[0].max(1);
-    let mut shape = a.shape().to_vec();
-    shape[0] = n;
-    let bytes = &a.as_bytes()[start * row..(start + n) * row];
-    Array::from_buffer(a.dtype(), &shape, Buffer::from_bytes(bytes))
 }

@@ -12,6 +12,7 @@
 
 mod partial;
 mod rules;
+mod run;
 mod vjp;
 
 use std::sync::{Arc, OnceLock};

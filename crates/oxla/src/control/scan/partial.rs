@@ -3,11 +3,13 @@
 //! each side: work on the captured values alone runs once, work on the slices alone runs
 //! for every step at once, and cotangent work the carry's cotangent does not need runs
 //! for every step at once after the loops (where a sum over the steps of per-step weight
-//! gradients becomes one product).
+//! gradients becomes one product). A cheap elementwise value of the forward loop that a
+//! later part reads is recomputed there from what it reads anyway, rather than stacked.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::core::{Atom, Aval, ClosedJaxpr, Eqn, Jaxpr, Prim, Var};
+use crate::prims::{BinaryOp, UnaryOp};
 
 /// Where a value of the step is computed, in the order the parts run.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -125,14 +127,15 @@ impl Split {
                 needed.extend(e.inputs.iter().filter_map(|a| a.var().map(|v| v.id)));
             }
         }
+        let placed = recompute(j, &of_eqn, &stage, outs, direct);
         let mut parts: Vec<Part> = STAGES
             .iter()
             .map(|&s| {
                 let eqns: Vec<Eqn> = j
                     .eqns
                     .iter()
-                    .zip(&of_eqn)
-                    .filter(|(_, &t)| t == s)
+                    .zip(&placed)
+                    .filter(|(_, p)| p.contains(&s))
                     .map(|(e, _)| e.clone())
                     .collect();
                 let outvars = outs[s as usize].clone();
@@ -165,6 +168,145 @@ impl Split {
     pub(super) fn part(&self, s: Stage) -> &Part {
         &self.parts[s as usize]
     }
+}
+
+/// Elementwise operations cheap enough to run again where their result is read.
+fn cheap(p: &Prim) -> bool {
+    use BinaryOp::*;
+    matches!(
+        p,
+        Prim::Binary(Add | Sub | Mul | Max | Min) | Prim::Unary(UnaryOp::Neg | UnaryOp::Abs)
+    )
+}
+
+/// How deep a chain of cheap operations is recomputed.
+const RECOMPUTED_DEPTH: usize = 3;
+
+/// The parts each equation runs in: its stage's, and for a forward value that later parts
+/// read but that is a cheap elementwise function of values they read anyway (or of
+/// invariant ones), theirs instead. The forward loop stacks every value a later part
+/// reads: for a `tanh` step, both `h` and its derivative `1 - h * h`. Recomputing the
+/// derivative from the stacked `h` costs the backward step two operations, where stacking
+/// it costs a row written per forward step and read per backward step. A forward
+/// equation stays in the forward part while the forward part still needs its results.
+fn recompute(
+    j: &Jaxpr,
+    of_eqn: &[Stage],
+    stage: &HashMap<u32, Stage>,
+    outs: &[Vec<Atom>; 5],
+    direct: &HashSet<u32>,
+) -> Vec<Vec<Stage>> {
+    let mut placed: Vec<Vec<Stage>> = of_eqn.iter().map(|&s| vec![s]).collect();
+    let def: HashMap<u32, usize> = j
+        .eqns
+        .iter()
+        .enumerate()
+        .flat_map(|(k, e)| e.outputs.iter().map(move |v| (v.id, k)))
+        .collect();
+    // The values each later stage reads, and (for every stage) those read from earlier ones.
+    let mut readers: HashMap<u32, Vec<Stage>> = HashMap::new();
+    let mut read_later: HashSet<u32> = HashSet::new();
+    for s in [Stage::Backward, Stage::After] {
+        let eqns = j.eqns.iter().zip(of_eqn).filter(|(_, &t)| t == s);
+        let atoms = eqns.flat_map(|(e, _)| &e.inputs).chain(&outs[s as usize]);
+        for v in atoms.filter_map(Atom::var) {
+            if stage[&v.id] < s {
+                read_later.insert(v.id);
+            }
+            if stage[&v.id] == Stage::Forward && !direct.contains(&v.id) {
+                let r = readers.entry(v.id).or_default();
+                if !r.contains(&s) {
+                    r.push(s);
+                }
+            }
+        }
+    }
+    let mut stacked: Vec<u32> = readers.keys().copied().collect();
+    stacked.sort_by_key(|id| std::cmp::Reverse(def.get(id).copied()));
+    // A value some recomputation reads stays stacked.
+    let mut kept: HashSet<u32> = HashSet::new();
+    for r in stacked {
+        if kept.contains(&r) {
+            continue;
+        }
+        let available = |v: &Var| {
+            v.id != r
+                && (stage[&v.id] == Stage::Invariant
+                    || direct.contains(&v.id)
+                    || read_later.contains(&v.id))
+        };
+        let mut chain = Vec::new();
+        let mut reads = Vec::new();
+        if !chain_to(
+            j,
+            &def,
+            r,
+            &available,
+            RECOMPUTED_DEPTH,
+            &mut chain,
+            &mut reads,
+        ) {
+            continue;
+        }
+        read_later.remove(&r);
+        kept.extend(reads);
+        for &k in &chain {
+            for &s in &readers[&r] {
+                if !placed[k].contains(&s) {
+                    placed[k].push(s);
+                }
+            }
+        }
+    }
+    // Forward equations whose results the forward part no longer needs leave it.
+    let mut live: HashSet<u32> = outs[Stage::Forward as usize]
+        .iter()
+        .filter_map(|a| a.var().map(|v| v.id))
+        .chain(read_later.iter().copied())
+        .collect();
+    for (k, e) in j.eqns.iter().enumerate().rev() {
+        if of_eqn[k] != Stage::Forward {
+            continue;
+        }
+        let needed = e.prim.has_effects() || e.outputs.iter().any(|v| live.contains(&v.id));
+        if needed {
+            live.extend(e.inputs.iter().filter_map(|a| a.var().map(|v| v.id)));
+        } else if placed[k].len() > 1 {
+            placed[k].retain(|&s| s != Stage::Forward);
+        }
+    }
+    placed
+}
+
+/// Whether forward value `v` is a chain of at most `depth` cheap operations (appended to
+/// `chain` in order) on `available` values (appended to `reads`).
+fn chain_to(
+    j: &Jaxpr,
+    def: &HashMap<u32, usize>,
+    v: u32,
+    available: &impl Fn(&Var) -> bool,
+    depth: usize,
+    chain: &mut Vec<usize>,
+    reads: &mut Vec<u32>,
+) -> bool {
+    let Some(&k) = def.get(&v) else {
+        return false;
+    };
+    let e = &j.eqns[k];
+    if depth == 0 || !cheap(&e.prim) || e.prim.has_effects() {
+        return false;
+    }
+    for x in e.inputs.iter().filter_map(Atom::var) {
+        if available(x) {
+            reads.push(x.id);
+        } else if !chain_to(j, def, x.id, available, depth - 1, chain, reads) {
+            return false;
+        }
+    }
+    if !chain.contains(&k) {
+        chain.push(k);
+    }
+    true
 }
 
 /// Gives each product of a varying left operand with a loop-invariant matrix contracted

@@ -5,12 +5,11 @@
 use std::panic::Location;
 
 use super::{stage, ScanSpec};
-use crate::array::{aval_of, Array, Rows};
+use crate::array::Array;
 use crate::core::{trace_avals, Aval, ControlFlow, Tensor};
 use crate::memory::{BufferInfo, BufferKind};
 use crate::transforms::ad::jvp_jaxpr;
 use crate::transforms::batching::moveaxis;
-use crate::transforms::bodies::rows;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
 use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::{batch_jaxpr, place_output};
@@ -71,42 +70,9 @@ impl ControlFlow for ScanSpec {
         ]
     }
 
-    /// Runs the steps.
+    /// Runs the steps (`run.rs`).
     fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        let exe = self.compiled();
-        let avals: Vec<Aval> = ins.iter().map(aval_of).collect();
-        let outs = self.abstract_eval(&avals).expect("checked when bound");
-        let (nc, nx) = (self.num_carry, self.num_xs);
-        let mut carry: Vec<Array> = ins[..nc].to_vec();
-        let mut stacked: Vec<Rows> = outs[nc..]
-            .iter()
-            .map(|a| Rows::new(self.length, a.nbytes() / self.length.max(1)))
-            .collect();
-        for t in 0..self.length {
-            let i = if self.reverse { self.length - 1 - t } else { t };
-            let mut args = carry;
-            args.extend(
-                ins[nc..nc + nx]
-                    .iter()
-                    .map(|x| rows(x, i, 1).reshaped(&x.shape()[1..])),
-            );
-            args.extend(ins[nc + nx..].iter().cloned());
-            let mut results = exe.run_arrays(args);
-            let ys = results.split_off(nc);
-            carry = results;
-            for (rows, y) in stacked.iter_mut().zip(ys) {
-                rows.set(i, y.as_bytes());
-            }
-        }
-        carry
-            .into_iter()
-            .chain(
-                outs[nc..]
-                    .iter()
-                    .zip(stacked)
-                    .map(|(a, b)| Array::from_buffer(a.dtype, &a.shape, b.finish())),
-            )
-            .collect()
+        self.run(ins)
     }
 
     fn has_effects(&self) -> bool {

@@ -10,7 +10,6 @@ use crate::compiler::Executable;
 use crate::core::{Aval, ClosedJaxpr, ControlFlow, Prim, Tensor};
 use crate::memory::{BufferInfo, BufferKind, ChunkPlan};
 use crate::prims::BinaryOp;
-use crate::transforms::bodies::rows;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
 
 impl ControlFlow for MapSpec {
@@ -101,7 +100,7 @@ impl ControlFlow for MapSpec {
             let args = ins
                 .iter()
                 .zip(&self.mapped)
-                .map(|(a, &m)| if m { rows(a, start, size) } else { a.clone() })
+                .map(|(a, &m)| if m { a.rows(start, size) } else { a.clone() })
                 .collect();
             let results = exe.run_arrays(args);
             for (k, r) in results.into_iter().enumerate() {
