@@ -109,8 +109,8 @@ pub fn strides_of(shape: &[usize]) -> SmallVec<[usize; 6]> {
 
 /// A concrete n-dimensional array on the host.
 ///
-/// Cloning is cheap: the buffer is shared, and so is it by a run of leading rows
-/// ([`Array::rows`]). Arrays are immutable; kernels write into fresh buffers.
+/// Cloning is cheap: the buffer is shared (also by a view of a run of leading rows, such
+/// as a scan step's slice). Arrays are immutable; kernels write into fresh buffers.
 ///
 /// ```
 /// use oxla::Array;
@@ -123,7 +123,7 @@ pub struct Array {
     dtype: DType,
     shape: Shape,
     buf: Arc<Buffer>,
-    /// Where the elements start in `buf`, in bytes (non-zero only for [`Array::rows`]).
+    /// Where the elements start in `buf`, in bytes (non-zero only for a view of rows).
     offset: usize,
 }
 
