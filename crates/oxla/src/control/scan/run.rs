@@ -16,23 +16,27 @@ impl ScanSpec {
         let outs = self.abstract_eval(&avals).expect("checked when bound");
         let (nc, nx, len) = (self.num_carry, self.num_xs, self.length);
         let shifted = self.shifted_inputs();
-        let initial = |y: usize| shifted.iter().flatten().find(|s| s.1 == y).map(|s| s.0);
-        // Where step `i` writes its row of each stacked result, if anywhere.
-        let at = |y: usize, i: usize| match initial(y) {
-            Some(_) if !self.reverse => i + 1,
-            _ => i,
-        };
+        // For each stacked result, the carry whose input fills its extra row, if any.
+        let initial: Vec<Option<usize>> = (0..outs.len() - nc)
+            .map(|y| shifted.iter().flatten().find(|s| s.1 == y).map(|s| s.0))
+            .collect();
+        // The row step `i` writes for each stacked result: forward, one row further on.
+        let skip: Vec<usize> = initial
+            .iter()
+            .map(|c| usize::from(c.is_some() && !self.reverse))
+            .collect();
+        let at = |y: usize, i: usize| i + skip[y];
         let mut stacked: Vec<Option<Rows>> = outs[nc..]
             .iter()
             .enumerate()
             .map(|(y, a)| {
-                let extra = usize::from(initial(y).is_some());
+                let extra = usize::from(initial[y].is_some());
                 let row = numel(&a.shape[1..]) * a.dtype.size();
                 shifted[y].is_none().then(|| Rows::new(len + extra, row))
             })
             .collect();
         for (y, rows) in stacked.iter_mut().enumerate() {
-            if let (Some(c), Some(rows)) = (initial(y), rows) {
+            if let (Some(c), Some(rows)) = (initial[y], rows) {
                 rows.set(if self.reverse { len } else { 0 }, ins[c].as_bytes());
             }
         }
@@ -61,7 +65,7 @@ impl ScanSpec {
             .enumerate()
             .map(|(y, (a, rows))| {
                 let mut shape = a.shape.to_vec();
-                shape[0] += usize::from(initial(y).is_some());
+                shape[0] += usize::from(initial[y].is_some());
                 rows.map(|r| Array::from_buffer(a.dtype, &shape, r.finish()))
             })
             .collect();
