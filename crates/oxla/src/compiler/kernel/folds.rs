@@ -123,6 +123,23 @@ multiversion! {
     }
 }
 
+multiversion! {
+    /// Combines the `rows` rows of `e` lanes of the accumulator into its first row.
+    fn combine_rows(op: ReduceOp, acc: &mut Col, e: usize, rows: usize) {
+        with_dtype!(acc.dtype, T, Arith, {
+            let lanes = &mut acc.buf.as_mut_slice::<T>()[..e * rows];
+            let (first, rest) = lanes.split_at_mut(e);
+            with_monoid!(op, T, |_id, f| {
+                for row in rest.chunks_exact(e) {
+                    for (a, &x) in first.iter_mut().zip(row) {
+                        *a = f(*a, x);
+                    }
+                }
+            })
+        });
+    }
+}
+
 /// The kernel's epilogue applied to `value`'s lanes: the values to store.
 pub(super) fn epilogue<'c>(k: &Kernel, value: &'c Col, scratch: &'c mut Col) -> &'c Col {
     if k.apply_epilogue(value.get(), scratch.set(value.len)) {
@@ -220,9 +237,17 @@ impl Run<'_> {
             let v = epilogue(self.k, &self.s.total, &mut self.s.epi);
             self.out.store(v.get(), base, 0, 1);
         } else {
-            self.s.acc.len = self.width;
+            let width = if self.order.rows > 1 {
+                // Rows of the innermost reduced loop, side by side: combined.
+                let e = self.k.loops[self.order.vector];
+                combine_rows(*op, &mut self.s.acc, e, self.order.rows);
+                e
+            } else {
+                self.width
+            };
+            self.s.acc.len = width;
             let v = epilogue(self.k, &self.s.acc, &mut self.s.epi);
-            self.out.store(v.get(), base, step, self.width);
+            self.out.store(v.get(), base, step, width);
         }
     }
 }

@@ -166,6 +166,52 @@ pub(super) fn load<T: Lane>(src: &Src, start: i64, step: i64, clamp: bool, out: 
     }
 }
 
+/// [`load`] of rows of `e` lanes: row `r` of `out` from `start + row * r`. Contiguous rows
+/// all in bounds are copied as fixed-size runs where `e` is a common vector width (a call
+/// to `memcpy` per row of 8 lanes costs more than the copy).
+#[inline(always)]
+pub(super) fn load_rows<T: Lane>(
+    src: &Src,
+    (start, row, step): (i64, i64, i64),
+    clamp: bool,
+    e: usize,
+    out: &mut [T],
+) {
+    let n = (out.len() / e) as i64;
+    let (a, b) = (start, start + row * (n - 1).max(0));
+    let in_bounds = a.min(b) >= 0 && (a.max(b) + e as i64) as usize <= src.len::<T>();
+    if step != 1 || src.written || !in_bounds {
+        for (r, lanes) in out.chunks_mut(e).enumerate() {
+            load(src, start + row * r as i64, step, clamp, lanes);
+        }
+        return;
+    }
+    let s = src.all::<T>();
+    match e {
+        4 => copy_rows::<T, 4>(s, start, row, out),
+        8 => copy_rows::<T, 8>(s, start, row, out),
+        16 => copy_rows::<T, 16>(s, start, row, out),
+        _ => {
+            for (r, lanes) in out.chunks_exact_mut(e).enumerate() {
+                let at = (start + row * r as i64) as usize;
+                lanes.copy_from_slice(&s[at..at + e]);
+            }
+        }
+    }
+}
+
+/// Rows of `N` lanes, row `r` from `s[start + row * r..]`.
+#[inline(always)]
+fn copy_rows<T: Copy, const N: usize>(s: &[T], start: i64, row: i64, out: &mut [T]) {
+    let (rows, _) = out.as_chunks_mut::<N>();
+    for (r, lanes) in rows.iter_mut().enumerate() {
+        let at = (start + row * r as i64) as usize;
+        if let Some(from) = s[at..].first_chunk::<N>() {
+            *lanes = *from;
+        }
+    }
+}
+
 /// A buffer for a kernel's result of `bytes` bytes, left uninitialised: a run stores every
 /// element of its result, so the buffer needs no clearing.
 pub(super) fn result_buffer(bytes: usize) -> Buffer {

@@ -7,7 +7,7 @@ use crate::array::{with_dtype, Elem, Lane, Values};
 use crate::prims::isa::multiversion;
 
 use super::folds::fold_into;
-use super::lanes::{load, Out, Src};
+use super::lanes::{load, load_rows, Out, Src};
 use super::schedule::{Order, LANES};
 use super::scratch::Scratch;
 use crate::core::Prim;
@@ -239,9 +239,7 @@ multiversion! {
                         }
                     } else if let Some((e, row)) = rows {
                         // Each row of the block apart (or the same one, tiled).
-                        for (r, lanes) in col.typed_mut::<T>(w).chunks_mut(e).enumerate() {
-                            load(src, start + row * r as i64, step, *clamp, lanes);
-                        }
+                        load_rows(src, (start, row, step), *clamp, e, col.typed_mut::<T>(w));
                     } else if (step == 1 || w == 1) && start >= 0 && end as usize <= src.len::<T>()
                     {
                         // Contiguous lanes: read where they lie. In the buffer written in

@@ -3,6 +3,7 @@
 //! nodes evaluated at each loop.
 
 use super::ir::{Kernel, NodeOp};
+use crate::prims::SHORT_RUN;
 
 /// Lanes per block. Each node's lanes are 4 KiB of `f32`, so a kernel's working set stays
 /// in the core's caches, and the dispatch per node and block is spread over many lanes.
@@ -36,12 +37,17 @@ pub(super) fn order(k: &Kernel) -> Order {
     let n = k.loops.len();
     // The lanes of a block along `d`: short last loops walk several rows per block when
     // the kernel allows it (see [`rows`]), the loop before them giving the rows.
+    // A reduction's short kept loop walks rows of its innermost reduced loop.
     let lanes = |d: usize| {
         let e = k.loops[d];
-        if d + 1 == n && d > 0 && e <= LANES / 2 && rowwise(k) {
-            (e * k.loops[d - 1]).min(LANES)
-        } else {
-            e.min(LANES)
+        let rows_of = match &k.reduce {
+            None if d + 1 == n && d > 0 => Some(d - 1),
+            Some((_, flags)) if !flags[d] => flags.iter().rposition(|&f| f).filter(|&u| long(k, u)),
+            _ => None,
+        };
+        match rows_of {
+            Some(u) if e <= LANES / 2 && rowwise(k) => (e * k.loops[u]).min(LANES),
+            _ => e.min(LANES),
         }
     };
     let score = |d: usize| {
@@ -84,25 +90,45 @@ pub(super) fn order(k: &Kernel) -> Order {
 /// vector loop (of extent `e`). A node of the vector loop alone is tiled across the rows
 /// once, where it is evaluated; a node of the rows alone (a value per row, broadcast
 /// along the vector loop) holds every lane, its value repeated along each row.
+///
+/// A reduction over its innermost loop with a short kept vector loop (a bias gradient:
+/// the sum over positions of rows of 8 features) walks rows of the reduced loop: lane
+/// `r * e + c` accumulates the rows `r` apart, and the rows are combined when the
+/// reduced loops end. Its groups of rows are made even, so that none is nearly empty.
+/// (Only a long reduced loop: see [`long`].)
 pub(super) fn rows(k: &Kernel, order: &Order) -> usize {
     let (Some(&u), v) = (order.loops.last(), order.vector) else {
         return 1;
     };
     let e = k.loops[v];
-    if rowwise(k) && u != v && e > 0 && e <= LANES / 2 {
-        (LANES / e).min(k.loops[u]).max(1)
-    } else {
-        1
+    if !rowwise(k) || u == v || e == 0 || e > LANES / 2 {
+        return 1;
+    }
+    let most = (LANES / e).min(k.loops[u]).max(1);
+    match &k.reduce {
+        None => most,
+        Some(_) => {
+            let root = k.nodes.last().map_or(0, |node| node.deps);
+            if order.strided || k.reduced(v) || root & (1 << v) == 0 || !long(k, u) {
+                return 1;
+            }
+            k.loops[u].div_ceil(k.loops[u].div_ceil(most))
+        }
     }
 }
 
-/// Whether a kernel may walk several rows per block: one without a reduction or gather.
+/// Whether reduced loop `u` is long enough to walk in rows. A short one gains little, and
+/// keeps its schedule: a row sum of a few elements stays folded across a block's lanes,
+/// as an eager sum folds a run (the same sums, bit for bit).
+fn long(k: &Kernel, u: usize) -> bool {
+    k.loops[u] >= SHORT_RUN
+}
+
+/// Whether a kernel may walk several rows per block: one without a gather.
 fn rowwise(k: &Kernel) -> bool {
-    k.reduce.is_none()
-        && !k
-            .nodes
-            .iter()
-            .any(|node| matches!(node.op, NodeOp::Gather { .. }))
+    !k.nodes
+        .iter()
+        .any(|node| matches!(node.op, NodeOp::Gather { .. }))
 }
 
 impl Order {
