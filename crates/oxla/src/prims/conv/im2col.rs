@@ -15,7 +15,7 @@ pub(super) struct Source<'a, T> {
 }
 
 /// Steps `idx` to the next index of `shape` in row-major order (wrapping to zeros).
-fn advance(idx: &mut [usize], shape: &[usize]) {
+pub(super) fn advance(idx: &mut [usize], shape: &[usize]) {
     for d in (0..shape.len()).rev() {
         idx[d] += 1;
         if idx[d] < shape[d] {

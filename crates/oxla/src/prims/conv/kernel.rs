@@ -2,11 +2,14 @@
 //! `[spatial..., in, out]` order, and per task (a few examples of one group) and class of
 //! result positions (see [`classes`](super::classes)) the window's elements gathered into
 //! rows (im2col) and multiplied by the kernel's rows (see [`product`](super::product)),
-//! the tasks in parallel.
+//! the tasks in parallel. `f32` results of few features skip the patch matrix: each
+//! example's input is copied once with its padding, and the product reads the windows in
+//! place (see [`direct`](super::direct)).
 
 use rayon::prelude::*;
 
 use super::classes::classes;
+use super::direct;
 use super::im2col::{im2col, Source};
 use super::product::{ConvElem, KernelRows};
 use super::{conv_rule, ConvParams};
@@ -217,37 +220,75 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
         gemm::Parallelism::None
     };
     let per_group = g.n_out.div_ceil(split.chunk);
+    let direct = T::windows(g.o_group, threads)
+        .then(|| direct::plan(&classes, g))
+        .flatten();
     let task = |t: usize, s: &mut Scratch<T>| {
         let gi = t / per_group;
         let n0 = (t % per_group) * split.chunk;
         let examples = n0..(n0 + split.chunk).min(g.n_out);
         let col0 = gi * g.o_group;
+        let cols = [g.c_out, col0, g.o_group];
+        // The input example and first feature that result example `n` reads.
+        let origin = |n: usize| {
+            if g.batch_grouped {
+                (gi * g.n_out + n, 0)
+            } else {
+                (n, gi * g.c_group)
+            }
+        };
+        let store = |n: usize, within: usize, v: &[T]| {
+            let at = (n * m + within) * g.c_out + col0;
+            for (c, &x) in v.iter().enumerate() {
+                // SAFETY: `at + c` is in this task's block of the result (see `Dst`).
+                // Adding +0 turns a -0 sum into +0, as a sum of products from +0.
+                unsafe { dst.write(at + c, x + zero) };
+            }
+        };
+        let zeros = vec![zero; g.o_group];
+        if let Some((padded, windows)) = &direct {
+            s.ws.resize_with(classes.len(), KernelRows::default);
+            for (class, w) in classes.iter().zip(&mut s.ws) {
+                T::kernel_rows(rs, &class.kernel_rows, cols, threads, w);
+            }
+            // The examples' padded copies one after another, and every class's rows in
+            // one product over all of them.
+            let len = padded.len();
+            s.patches.resize(examples.len() * len, zero);
+            for (j, n) in examples.clone().enumerate() {
+                let (src_n, c0) = origin(n);
+                padded.fill(&src, src_n, c0, &mut s.patches[j * len..(j + 1) * len]);
+            }
+            for ((class, win), w) in classes.iter().zip(windows).zip(&s.ws) {
+                let rows = class.rows.len();
+                let store =
+                    |r: usize, v: &[T]| store(examples.start + r / rows, class.rows[r % rows], v);
+                if class.kernel_rows.is_empty() {
+                    (0..examples.len() * rows).for_each(|r| store(r, &zeros));
+                    continue;
+                }
+                s.bases.clear();
+                for j in 0..examples.len() {
+                    s.bases.extend(win.bases.iter().map(|&b| b + j * len));
+                }
+                let (data, offsets) = (&s.patches, &win.offsets);
+                T::windows_product(data, &s.bases, offsets, w, g.o_group, store);
+            }
+            return;
+        }
         for class in &classes {
             let (rows, k) = (class.rows.len(), class.kernel_rows.len());
-            let cols = [g.c_out, col0, g.o_group];
             T::kernel_rows(rs, &class.kernel_rows, cols, threads, &mut s.w);
             s.patches.resize(examples.len() * rows * k, zero);
             for (j, n) in examples.clone().enumerate() {
-                let (src_n, c0) = if g.batch_grouped {
-                    (gi * g.n_out + n, 0)
-                } else {
-                    (n, gi * g.c_group)
-                };
+                let (src_n, c0) = origin(n);
                 let block = &mut s.patches[j * rows * k..(j + 1) * rows * k];
                 im2col(&src, src_n, c0, g.c_group, class, block);
             }
-            let store = |row: usize, v: &[T]| {
-                let (n, within) = (examples.start + row / rows, class.rows[row % rows]);
-                let at = (n * m + within) * g.c_out + col0;
-                for (c, &x) in v.iter().enumerate() {
-                    // SAFETY: `at + c` is in this task's block of the result (see `Dst`).
-                    // Adding +0 turns a -0 sum into +0, as a sum of products from +0.
-                    unsafe { dst.write(at + c, x + zero) };
-                }
-            };
+            let store =
+                |row: usize, v: &[T]| store(examples.start + row / rows, class.rows[row % rows], v);
             let shape = [examples.len() * rows, k, g.o_group];
             if k == 0 {
-                let zeros = vec![zero; g.o_group];
                 (0..shape[0]).for_each(|row| store(row, &zeros));
             } else {
                 T::product(&s.patches, &s.w, shape, threads, &mut s.out, store);
@@ -265,10 +306,13 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
     Array::from_buffer(T::DTYPE, shape, buf)
 }
 
-/// A worker's buffers: patch matrix, kernel rows and product.
+/// A worker's buffers: patch matrix (or padded input), kernel rows (per class for the
+/// direct product) and product.
 struct Scratch<T> {
     patches: Vec<T>,
     w: KernelRows<T>,
+    ws: Vec<KernelRows<T>>,
+    bases: Vec<usize>,
     out: Vec<T>,
 }
 
@@ -277,14 +321,17 @@ impl<T> Default for Scratch<T> {
         Scratch {
             patches: Vec::new(),
             w: KernelRows::default(),
+            ws: Vec::new(),
+            bases: Vec::new(),
             out: Vec::new(),
         }
     }
 }
 
 /// The bytes `conv_general_dilated` holds beyond its operands and result: the kernel and
-/// result in canonical order where their layout is not, per worker a task's patch matrix,
-/// kernel rows, product and `gemm`'s packed panels, and the f32 copies of 16-bit operands.
+/// result in canonical order where their layout is not, per worker a task's patch matrix
+/// (which bounds its padded inputs), kernel rows, product and `gemm`'s packed panels, and
+/// the f32 copies of 16-bit operands.
 pub(crate) fn scratch_bytes(p: &ConvParams, inputs: &[Aval]) -> usize {
     let Ok(outs) = conv_rule(p, inputs) else {
         return 0;
@@ -310,6 +357,9 @@ pub(crate) fn scratch_bytes(p: &ConvParams, inputs: &[Aval]) -> usize {
     let split = Split::new(&g, elem);
     let (rows, k) = (split.chunk * g.rows(), g.cols());
     let panels = elem * k.min(1024) * (rows.next_multiple_of(64) + g.o_group.next_multiple_of(64));
-    let task = elem * (rows * k + k * g.o_group + rows * g.o_group) + panels;
+    // Kernel rows padded to 16 lanes, per class for the direct product; its row bases.
+    let kernel_rows: usize = classes(p, &g).iter().map(|c| c.kernel_rows.len()).sum();
+    let direct = kernel_rows * 16.max(g.o_group) * elem + rows * std::mem::size_of::<usize>();
+    let task = elem * (rows * k + k * g.o_group + rows * g.o_group) + panels + direct;
     half + copies + split.workers * task
 }

@@ -2,6 +2,7 @@
 //! (im2col by classes of result positions into products, see [`kernel`]).
 
 mod classes;
+mod direct;
 mod im2col;
 mod kernel;
 mod product;

@@ -5,7 +5,7 @@
 
 use crate::array::Elem;
 use crate::prims::linalg::gemm_call;
-use crate::prims::skinny::{rows_by_few_columns, View, SMALL, V};
+use crate::prims::skinny::{rows_at_offsets, rows_by_few_columns, View, SMALL, V};
 
 /// One group's kernel rows of a class, for a product: `k` rows of `n` features.
 pub(super) struct KernelRows<T> {
@@ -52,6 +52,26 @@ pub(super) trait ConvElem: Elem + std::ops::Add<Output = Self> {
         store: impl FnMut(usize, &[Self]),
     ) {
         by_gemm(patches, &w.dense, shape, threads, scratch, store);
+    }
+
+    /// Whether products of `n` features read windows in place (see
+    /// [`windows_product`](Self::windows_product)) for this element type.
+    fn windows(_n: usize, _threads: gemm::Parallelism) -> bool {
+        false
+    }
+
+    /// Computes the rows of a product whose left operand is read in place: element
+    /// `(r, t)` is `data[bases[r] + offsets[t]]`, and gives each (row index, its `n`
+    /// elements) to `store`. Called only where [`windows`](Self::windows) holds for `n`.
+    fn windows_product(
+        _data: &[Self],
+        _bases: &[usize],
+        _offsets: &[usize],
+        _w: &KernelRows<Self>,
+        _n: usize,
+        _store: impl FnMut(usize, &[Self]),
+    ) {
+        unreachable!("windows products run only where ConvElem::windows holds");
     }
 }
 
@@ -148,5 +168,22 @@ impl ConvElem for f32 {
             s: [k as isize, 1],
         };
         rows_by_few_columns(a, &w.padded, 0..rows, |r, acc| store(r, &acc[..n]));
+    }
+
+    fn windows(n: usize, threads: gemm::Parallelism) -> bool {
+        few_columns(n, threads)
+    }
+
+    fn windows_product(
+        data: &[f32],
+        bases: &[usize],
+        offsets: &[usize],
+        w: &KernelRows<f32>,
+        n: usize,
+        mut store: impl FnMut(usize, &[f32]),
+    ) {
+        rows_at_offsets(data, bases, offsets, &w.padded, |r, acc| {
+            store(r, &acc[..n])
+        });
     }
 }

@@ -1,6 +1,7 @@
 //! The kernel against the convolution's definition, summed by loops, over random layouts,
 //! strides, dilations, paddings and groups: every path (classes of a dilated input, tasks
-//! of several examples, the few-columns product and `gemm`) in f32 and f64.
+//! of several examples, the direct product on padded inputs, the few-columns product and
+//! `gemm`) in f32 and f64.
 
 use proptest::prelude::*;
 
@@ -100,6 +101,84 @@ fn placed(spec: &[usize], sizes: &[usize]) -> Vec<usize> {
     shape
 }
 
+/// The sizes and parameters of one case: per spatial dimension (input size, window size,
+/// stride, lhs dilation, rhs dilation, low and high padding).
+struct Case {
+    dims: Vec<(usize, usize, usize, usize, usize, i64, i64)>,
+    n_out: usize,
+    by_batch: bool,
+    groups: usize,
+    c_group: usize,
+    o_group: usize,
+    layout: usize,
+    f64_: bool,
+}
+
+/// Runs the kernel on `case` and compares it with [`reference`], where the shape rule
+/// accepts the case.
+fn check(case: Case) -> Result<(), TestCaseError> {
+    let Case {
+        dims,
+        n_out,
+        by_batch,
+        groups,
+        c_group,
+        o_group,
+        layout,
+        f64_,
+    } = case;
+    let rank = dims.len() + 2;
+    let dn = ConvDimensionNumbers {
+        lhs_spec: permutation(rank, layout),
+        rhs_spec: permutation(rank, layout / 7),
+        out_spec: permutation(rank, layout / 49),
+    };
+    let p = ConvParams {
+        window_strides: dims.iter().map(|d| d.2).collect(),
+        padding: dims.iter().map(|d| (d.5, d.6)).collect(),
+        lhs_dilation: dims.iter().map(|d| d.3).collect(),
+        rhs_dilation: dims.iter().map(|d| d.4).collect(),
+        dimension_numbers: dn.clone(),
+        feature_group_count: if by_batch { 1 } else { groups },
+        batch_group_count: if by_batch { groups } else { 1 },
+        preferred_element_type: None,
+    };
+    let c_in = if by_batch { c_group } else { groups * c_group };
+    let mut l_sizes = vec![n_out * p.batch_group_count, c_in];
+    l_sizes.extend(dims.iter().map(|d| d.0));
+    let mut r_sizes = vec![groups * o_group, c_group];
+    r_sizes.extend(dims.iter().map(|d| d.1));
+    let (ls, rs) = (
+        placed(&dn.lhs_spec, &l_sizes),
+        placed(&dn.rhs_spec, &r_sizes),
+    );
+    let dtype = if f64_ { DType::F64 } else { DType::F32 };
+    let Ok(outs) = conv_rule(&p, &[Aval::new(dtype, &ls), Aval::new(dtype, &rs)]) else {
+        return Ok(());
+    };
+    let (lv, rv) = (
+        values(ls.iter().product(), 1),
+        values(rs.iter().product(), 2),
+    );
+    let array = |v: &[f64], shape: &[usize]| {
+        if f64_ {
+            Array::from_slice(v, shape)
+        } else {
+            Array::from_vec(v.iter().map(|&x| x as f32).collect::<Vec<f32>>(), shape)
+        }
+    };
+    let got = conv_general_dilated(&array(&lv, &ls), &array(&rv, &rs), &p);
+    prop_assert_eq!(got.shape(), &outs[0].shape[..]);
+    let got: Vec<f64> = if f64_ {
+        got.as_slice::<f64>().to_vec()
+    } else {
+        got.as_slice::<f32>().iter().map(|&x| x as f64).collect()
+    };
+    let want = reference(&p, (&lv, &ls), (&rv, &rs), &outs[0].shape);
+    prop_assert_eq!(got, want, "{:?}", p);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
     #[test]
@@ -113,49 +192,23 @@ proptest! {
         layout in 0usize..1000,
         f64_ in any::<bool>(),
     ) {
-        let rank = nd + 2;
-        let dn = ConvDimensionNumbers {
-            lhs_spec: permutation(rank, layout),
-            rhs_spec: permutation(rank, layout / 7),
-            out_spec: permutation(rank, layout / 49),
-        };
-        let dims = &dims[..nd];
-        let p = ConvParams {
-            window_strides: dims.iter().map(|d| d.2).collect(),
-            padding: dims.iter().map(|d| (d.5, d.6)).collect(),
-            lhs_dilation: dims.iter().map(|d| d.3).collect(),
-            rhs_dilation: dims.iter().map(|d| d.4).collect(),
-            dimension_numbers: dn.clone(),
-            feature_group_count: if by_batch { 1 } else { groups },
-            batch_group_count: if by_batch { groups } else { 1 },
-            preferred_element_type: None,
-        };
-        let c_in = if by_batch { c_group } else { groups * c_group };
-        let mut l_sizes = vec![n_out * p.batch_group_count, c_in];
-        l_sizes.extend(dims.iter().map(|d| d.0));
-        let mut r_sizes = vec![groups * o_group, c_group];
-        r_sizes.extend(dims.iter().map(|d| d.1));
-        let (ls, rs) = (placed(&dn.lhs_spec, &l_sizes), placed(&dn.rhs_spec, &r_sizes));
-        let dtype = if f64_ { DType::F64 } else { DType::F32 };
-        let Ok(outs) = conv_rule(&p, &[Aval::new(dtype, &ls), Aval::new(dtype, &rs)]) else {
-            return Ok(());
-        };
-        let (lv, rv) = (values(ls.iter().product(), 1), values(rs.iter().product(), 2));
-        let array = |v: &[f64], shape: &[usize]| {
-            if f64_ {
-                Array::from_slice(v, shape)
-            } else {
-                Array::from_vec(v.iter().map(|&x| x as f32).collect::<Vec<f32>>(), shape)
-            }
-        };
-        let got = conv_general_dilated(&array(&lv, &ls), &array(&rv, &rs), &p);
-        prop_assert_eq!(got.shape(), &outs[0].shape[..]);
-        let got: Vec<f64> = if f64_ {
-            got.as_slice::<f64>().to_vec()
-        } else {
-            got.as_slice::<f32>().iter().map(|&x| x as f64).collect()
-        };
-        let want = reference(&p, (&lv, &ls), (&rv, &rs), &outs[0].shape);
-        prop_assert_eq!(got, want, "{:?}", p);
+        let dims = dims[..nd].to_vec();
+        check(Case { dims, n_out, by_batch, groups, c_group, o_group, layout, f64_ })?;
+    }
+
+    /// `f32` results of 2-16 features over windows larger than a tap, where the padded
+    /// input is smaller than the patch matrices: the direct product, windows read in place.
+    #[test]
+    fn direct_equals_the_definition(
+        nd in 1usize..=3,
+        dims in proptest::collection::vec((3usize..9, 2usize..4, 1usize..3, 1usize..3, 1usize..3, -1i64..3, -1i64..3), 3),
+        n_out in 1usize..4,
+        (by_batch, groups) in (any::<bool>(), 1usize..3),
+        c_group in 1usize..4,
+        o_group in 2usize..=16,
+        layout in 0usize..1000,
+    ) {
+        let dims = dims[..nd].to_vec();
+        check(Case { dims, n_out, by_batch, groups, c_group, o_group, layout, f64_: false })?;
     }
 }

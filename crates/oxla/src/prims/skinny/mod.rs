@@ -19,6 +19,9 @@ use rayon::prelude::*;
 use super::isa::multiversion;
 
 mod few_rows;
+mod windows;
+
+pub(super) use windows::rows_at_offsets;
 
 /// The largest small dimension these kernels take.
 pub(super) const SMALL: usize = 16;
@@ -291,7 +294,7 @@ multiversion! {
 
 #[cfg(test)]
 mod tests {
-    use super::{product, View};
+    use super::{product, rows_at_offsets, View, V};
     use std::mem::MaybeUninit;
 
     /// Values that make every product exact in f32 (small integers).
@@ -378,6 +381,30 @@ mod tests {
                 let expected = !b_transposed;
                 assert_eq!(took, expected, "{m}x{k}x{n}, {a_cols} {b_transposed}");
             }
+        }
+    }
+
+    #[test]
+    fn rows_at_offsets_equal_the_loops() {
+        let data = data(500, 3);
+        let coefs: Vec<V> = (0..11)
+            .map(|t| std::array::from_fn(|l| ((t * 5 + l * 3) % 7) as f32 - 3.0))
+            .collect();
+        let offsets: Vec<usize> = (0..11).map(|t| (t * 13) % 40).collect();
+        // Full groups of 8 rows, and every tail from 1 to 7.
+        for rows in [8, 16, 1, 3, 7, 13, 23] {
+            let bases: Vec<usize> = (0..rows).map(|r| (r * 29) % 450).collect();
+            let mut seen = vec![false; rows];
+            rows_at_offsets(&data, &bases, &offsets, &coefs, |r, got| {
+                seen[r] = true;
+                for (l, &x) in got.iter().enumerate() {
+                    let want: f32 = (0..11)
+                        .map(|t| data[bases[r] + offsets[t]] * coefs[t][l])
+                        .sum();
+                    assert_eq!(x, want, "row {r} lane {l} of {rows}");
+                }
+            });
+            assert!(seen.iter().all(|&s| s), "{rows} rows");
         }
     }
 }
