@@ -223,6 +223,8 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
     let direct = T::windows(g.o_group, threads)
         .then(|| direct::plan(&classes, g))
         .flatten();
+    // The row of a class that reads no input element.
+    let zeros = vec![zero; g.o_group];
     let task = |t: usize, s: &mut Scratch<T>| {
         let gi = t / per_group;
         let n0 = (t % per_group) * split.chunk;
@@ -245,7 +247,6 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
                 unsafe { dst.write(at + c, x + zero) };
             }
         };
-        let zeros = vec![zero; g.o_group];
         if let Some((padded, windows)) = &direct {
             s.ws.resize_with(classes.len(), KernelRows::default);
             for (class, w) in classes.iter().zip(&mut s.ws) {
