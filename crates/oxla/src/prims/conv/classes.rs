@@ -39,10 +39,10 @@ struct Phase {
     taps: Vec<usize>,
 }
 
-/// The phases of spatial dimension `i`, the input index each (position, tap) of the
-/// dimension reads (`-1` for padding or a hole), row-major, and the index it would read
-/// in an input without ends (for the taps that read no hole).
-fn phases(p: &ConvParams, g: &Geometry, i: usize) -> (Vec<Phase>, Vec<i64>, Vec<i64>) {
+/// The phases of spatial dimension `i`, and the input index each (position, tap) of the
+/// dimension would read in an input without ends, row-major (for the taps that read no
+/// hole).
+fn phases(p: &ConvParams, g: &Geometry, i: usize) -> (Vec<Phase>, Vec<i64>) {
     let (s, kd, ld) = (
         p.window_strides[i] as i64,
         p.rhs_dilation[i] as i64,
@@ -50,14 +50,10 @@ fn phases(p: &ConvParams, g: &Geometry, i: usize) -> (Vec<Phase>, Vec<i64>, Vec<
     );
     let lo = p.padding[i].0;
     let (n_out, n_k) = (g.out_sp[i], g.k_sp[i]);
-    let mut table = Vec::with_capacity(n_out * n_k);
     let mut reach = Vec::with_capacity(n_out * n_k);
     for o in 0..n_out as i64 {
         for k in 0..n_k as i64 {
-            let q = o * s + k * kd - lo;
-            let ok = q >= 0 && q % ld == 0 && q / ld < g.in_sp[i] as i64;
-            table.push(if ok { q / ld } else { -1 });
-            reach.push(q.div_euclid(ld));
+            reach.push((o * s + k * kd - lo).div_euclid(ld));
         }
     }
     let mut by_phase: Vec<Phase> = Vec::new();
@@ -77,7 +73,7 @@ fn phases(p: &ConvParams, g: &Geometry, i: usize) -> (Vec<Phase>, Vec<i64>, Vec<
             }
         }
     }
-    (by_phase, table, reach)
+    (by_phase, reach)
 }
 
 /// The classes of a convolution: the product of every spatial dimension's phases.
@@ -85,19 +81,31 @@ pub(super) fn classes(p: &ConvParams, g: &Geometry) -> Vec<Class> {
     let nd = g.out_sp.len();
     let out_strides = strides_of(&g.out_sp);
     let k_strides = strides_of(&g.k_sp);
-    let dims: Vec<(Vec<Phase>, Vec<i64>, Vec<i64>)> = (0..nd).map(|i| phases(p, g, i)).collect();
+    let dims: Vec<(Vec<Phase>, Vec<i64>)> = (0..nd).map(|i| phases(p, g, i)).collect();
     let counts: Vec<usize> = dims.iter().map(|d| d.0.len()).collect();
     let mut pick = vec![0usize; nd];
     let mut out = Vec::new();
     loop {
         let chosen: Vec<&Phase> = (0..nd).map(|i| &dims[i].0[pick[i]]).collect();
-        let of = |i: usize, table: &Vec<i64>| -> Vec<i64> {
-            let ph = chosen[i];
-            ph.outs
-                .iter()
-                .flat_map(|&o| ph.taps.iter().map(move |&k| table[o * g.k_sp[i] + k]))
-                .collect()
-        };
+        let reach: Vec<Vec<i64>> = (0..nd)
+            .map(|i| {
+                let (ph, all) = (chosen[i], &dims[i].1);
+                ph.outs
+                    .iter()
+                    .flat_map(|&o| ph.taps.iter().map(move |&k| all[o * g.k_sp[i] + k]))
+                    .collect()
+            })
+            .collect();
+        // The class's taps read no hole: a tap reads its index where the input has it.
+        let tables = (0..nd)
+            .map(|i| {
+                let inside = 0..g.in_sp[i] as i64;
+                reach[i]
+                    .iter()
+                    .map(|&r| if inside.contains(&r) { r } else { -1 })
+                    .collect()
+            })
+            .collect();
         let offsets = |lists: Vec<&[usize]>, strides: &[usize]| {
             lists
                 .iter()
@@ -111,8 +119,8 @@ pub(super) fn classes(p: &ConvParams, g: &Geometry) -> Vec<Class> {
         out.push(Class {
             outs: chosen.iter().map(|ph| ph.outs.len()).collect(),
             taps: chosen.iter().map(|ph| ph.taps.len()).collect(),
-            tables: (0..nd).map(|i| of(i, &dims[i].1)).collect(),
-            reach: (0..nd).map(|i| of(i, &dims[i].2)).collect(),
+            tables,
+            reach,
             rows: offsets(chosen.iter().map(|ph| &ph.outs[..]).collect(), &out_strides),
             kernel_rows: offsets(chosen.iter().map(|ph| &ph.taps[..]).collect(), &k_strides)
                 .into_iter()

@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use super::classes::classes;
+use super::classes::{classes, Class};
 use super::direct;
 use super::im2col::{im2col, Source};
 use super::product::{ConvElem, KernelRows};
@@ -247,6 +247,11 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
                 unsafe { dst.write(at + c, x + zero) };
             }
         };
+        // Row `r` of a class's product over the task's examples, one after another.
+        let by_row = |class: &Class, r: usize, v: &[T]| {
+            let rows = class.rows.len();
+            store(examples.start + r / rows, class.rows[r % rows], v)
+        };
         if let Some((padded, windows)) = &direct {
             s.ws.resize_with(classes.len(), KernelRows::default);
             for (class, w) in classes.iter().zip(&mut s.ws) {
@@ -262,8 +267,7 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
             }
             for ((class, win), w) in classes.iter().zip(windows).zip(&s.ws) {
                 let rows = class.rows.len();
-                let store =
-                    |r: usize, v: &[T]| store(examples.start + r / rows, class.rows[r % rows], v);
+                let store = |r: usize, v: &[T]| by_row(class, r, v);
                 if class.kernel_rows.is_empty() {
                     (0..examples.len() * rows).for_each(|r| store(r, &zeros));
                     continue;
@@ -286,8 +290,7 @@ fn run<T: ConvElem>(l: &Array, r: &Array, p: &ConvParams, g: &Geometry, shape: &
                 let block = &mut s.patches[j * rows * k..(j + 1) * rows * k];
                 im2col(&src, src_n, c0, g.c_group, class, block);
             }
-            let store =
-                |row: usize, v: &[T]| store(examples.start + row / rows, class.rows[row % rows], v);
+            let store = |row: usize, v: &[T]| by_row(class, row, v);
             let shape = [examples.len() * rows, k, g.o_group];
             if k == 0 {
                 (0..shape[0]).for_each(|row| store(row, &zeros));

@@ -103,6 +103,7 @@ fn placed(spec: &[usize], sizes: &[usize]) -> Vec<usize> {
 
 /// The sizes and parameters of one case: per spatial dimension (input size, window size,
 /// stride, lhs dilation, rhs dilation, low and high padding).
+#[derive(Debug)]
 struct Case {
     dims: Vec<(usize, usize, usize, usize, usize, i64, i64)>,
     n_out: usize,
@@ -114,45 +115,39 @@ struct Case {
     f64_: bool,
 }
 
-/// Runs the kernel on `case` and compares it with [`reference`], where the shape rule
+/// Runs the kernel on case `c` and compares it with [`reference`], where the shape rule
 /// accepts the case.
-fn check(case: Case) -> Result<(), TestCaseError> {
-    let Case {
-        dims,
-        n_out,
-        by_batch,
-        groups,
-        c_group,
-        o_group,
-        layout,
-        f64_,
-    } = case;
-    let rank = dims.len() + 2;
+fn check(c: Case) -> Result<(), TestCaseError> {
+    let rank = c.dims.len() + 2;
     let dn = ConvDimensionNumbers {
-        lhs_spec: permutation(rank, layout),
-        rhs_spec: permutation(rank, layout / 7),
-        out_spec: permutation(rank, layout / 49),
+        lhs_spec: permutation(rank, c.layout),
+        rhs_spec: permutation(rank, c.layout / 7),
+        out_spec: permutation(rank, c.layout / 49),
     };
     let p = ConvParams {
-        window_strides: dims.iter().map(|d| d.2).collect(),
-        padding: dims.iter().map(|d| (d.5, d.6)).collect(),
-        lhs_dilation: dims.iter().map(|d| d.3).collect(),
-        rhs_dilation: dims.iter().map(|d| d.4).collect(),
+        window_strides: c.dims.iter().map(|d| d.2).collect(),
+        padding: c.dims.iter().map(|d| (d.5, d.6)).collect(),
+        lhs_dilation: c.dims.iter().map(|d| d.3).collect(),
+        rhs_dilation: c.dims.iter().map(|d| d.4).collect(),
         dimension_numbers: dn.clone(),
-        feature_group_count: if by_batch { 1 } else { groups },
-        batch_group_count: if by_batch { groups } else { 1 },
+        feature_group_count: if c.by_batch { 1 } else { c.groups },
+        batch_group_count: if c.by_batch { c.groups } else { 1 },
         preferred_element_type: None,
     };
-    let c_in = if by_batch { c_group } else { groups * c_group };
-    let mut l_sizes = vec![n_out * p.batch_group_count, c_in];
-    l_sizes.extend(dims.iter().map(|d| d.0));
-    let mut r_sizes = vec![groups * o_group, c_group];
-    r_sizes.extend(dims.iter().map(|d| d.1));
+    let c_in = if c.by_batch {
+        c.c_group
+    } else {
+        c.groups * c.c_group
+    };
+    let mut l_sizes = vec![c.n_out * p.batch_group_count, c_in];
+    l_sizes.extend(c.dims.iter().map(|d| d.0));
+    let mut r_sizes = vec![c.groups * c.o_group, c.c_group];
+    r_sizes.extend(c.dims.iter().map(|d| d.1));
     let (ls, rs) = (
         placed(&dn.lhs_spec, &l_sizes),
         placed(&dn.rhs_spec, &r_sizes),
     );
-    let dtype = if f64_ { DType::F64 } else { DType::F32 };
+    let dtype = if c.f64_ { DType::F64 } else { DType::F32 };
     let Ok(outs) = conv_rule(&p, &[Aval::new(dtype, &ls), Aval::new(dtype, &rs)]) else {
         return Ok(());
     };
@@ -161,7 +156,7 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         values(rs.iter().product(), 2),
     );
     let array = |v: &[f64], shape: &[usize]| {
-        if f64_ {
+        if c.f64_ {
             Array::from_slice(v, shape)
         } else {
             Array::from_vec(v.iter().map(|&x| x as f32).collect::<Vec<f32>>(), shape)
@@ -169,7 +164,7 @@ fn check(case: Case) -> Result<(), TestCaseError> {
     };
     let got = conv_general_dilated(&array(&lv, &ls), &array(&rv, &rs), &p);
     prop_assert_eq!(got.shape(), &outs[0].shape[..]);
-    let got: Vec<f64> = if f64_ {
+    let got: Vec<f64> = if c.f64_ {
         got.as_slice::<f64>().to_vec()
     } else {
         got.as_slice::<f32>().iter().map(|&x| x as f64).collect()
@@ -179,36 +174,60 @@ fn check(case: Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Cases of 1 to `max_nd` spatial dimensions: inputs of `sizes`, windows of `windows`,
+/// strides and dilations of 1-2, paddings of -1 to 2, and `o_group` features per group.
+fn cases(
+    max_nd: usize,
+    sizes: std::ops::Range<usize>,
+    windows: std::ops::Range<usize>,
+    o_group: impl Strategy<Value = usize>,
+    f64_: impl Strategy<Value = bool>,
+) -> impl Strategy<Value = Case> {
+    let dim = (
+        sizes,
+        windows,
+        1usize..3,
+        1usize..3,
+        1usize..3,
+        -1i64..3,
+        -1i64..3,
+    );
+    (
+        proptest::collection::vec(dim, 1..=max_nd),
+        1usize..4,
+        (any::<bool>(), 1usize..3),
+        1usize..4,
+        o_group,
+        0usize..1000,
+        f64_,
+    )
+        .prop_map(
+            |(dims, n_out, (by_batch, groups), c_group, o_group, layout, f64_)| Case {
+                dims,
+                n_out,
+                by_batch,
+                groups,
+                c_group,
+                o_group,
+                layout,
+                f64_,
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
     #[test]
     fn kernel_equals_the_definition(
-        nd in 1usize..=2,
-        dims in proptest::collection::vec((1usize..7, 1usize..4, 1usize..3, 1usize..3, 1usize..3, -1i64..3, -1i64..3), 2),
-        n_out in 1usize..4,
-        (by_batch, groups) in (any::<bool>(), 1usize..3),
-        c_group in 1usize..4,
-        o_group in prop_oneof![1usize..4, 5usize..20],
-        layout in 0usize..1000,
-        f64_ in any::<bool>(),
+        case in cases(2, 1..7, 1..4, prop_oneof![1usize..4, 5usize..20], any::<bool>()),
     ) {
-        let dims = dims[..nd].to_vec();
-        check(Case { dims, n_out, by_batch, groups, c_group, o_group, layout, f64_ })?;
+        check(case)?;
     }
 
     /// `f32` results of 2-16 features over windows larger than a tap, where the padded
     /// input is smaller than the patch matrices: the direct product, windows read in place.
     #[test]
-    fn direct_equals_the_definition(
-        nd in 1usize..=3,
-        dims in proptest::collection::vec((3usize..9, 2usize..4, 1usize..3, 1usize..3, 1usize..3, -1i64..3, -1i64..3), 3),
-        n_out in 1usize..4,
-        (by_batch, groups) in (any::<bool>(), 1usize..3),
-        c_group in 1usize..4,
-        o_group in 2usize..=16,
-        layout in 0usize..1000,
-    ) {
-        let dims = dims[..nd].to_vec();
-        check(Case { dims, n_out, by_batch, groups, c_group, o_group, layout, f64_: false })?;
+    fn direct_equals_the_definition(case in cases(3, 3..9, 2..4, 2usize..=16, Just(false))) {
+        check(case)?;
     }
 }
