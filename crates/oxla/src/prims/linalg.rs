@@ -375,11 +375,10 @@ fn float_product<T: Elem + Add<Output = T>>(
         }
     }
     // A dot product starts from +0, so it is never -0 (gemm, multiplying without an
-    // initial zero, can give -0 for products of zeros).
+    // initial zero, can give -0 for products of zeros). Adding +0 changes -0 alone, and
+    // vectorises where a compare and store per element did not.
     for x in buf.as_mut_slice::<T>() {
-        if *x == zero {
-            *x = zero;
-        }
+        *x = *x + zero;
     }
     Array::from_buffer(T::DTYPE, shape, buf)
 }
