@@ -30,6 +30,30 @@ impl Rows {
         self.written[i] = true;
     }
 
+    /// The bytes of one row.
+    pub(crate) fn row_bytes(&self) -> usize {
+        self.row
+    }
+
+    /// Every row cut into pieces at the byte offsets `cuts` (from 0 to the row's length):
+    /// piece `p` of each row, by row, for each `p`, to be written by a thread of its own.
+    /// Each row counts as written.
+    pub(crate) fn bands(&mut self, cuts: &[usize]) -> Vec<Vec<&mut [u8]>> {
+        debug_assert!(cuts.first() == Some(&0) && cuts.last() == Some(&self.row) && self.row > 0);
+        self.written.fill(true);
+        let rows = self.written.len();
+        let mut out: Vec<Vec<&mut [u8]>> =
+            (1..cuts.len()).map(|_| Vec::with_capacity(rows)).collect();
+        for mut row in self.buf.as_mut_bytes().chunks_exact_mut(self.row) {
+            for (band, w) in out.iter_mut().zip(cuts.windows(2)) {
+                let (piece, rest) = row.split_at_mut(w[1] - w[0]);
+                band.push(piece);
+                row = rest;
+            }
+        }
+        out
+    }
+
     /// The buffer, its unwritten rows cleared.
     pub(crate) fn finish(mut self) -> Buffer {
         for (i, _) in self.written.iter().enumerate().filter(|(_, &w)| !w) {

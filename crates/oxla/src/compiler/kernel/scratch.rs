@@ -70,10 +70,18 @@ impl Scratch {
     }
 }
 
-/// The [`Scratch`] a kernel keeps between calls (none while a call uses it), with its
-/// bytes.
+/// The [`Scratch`] a kernel keeps between calls (none while a call uses it), and the bytes
+/// counted for it in [`KEPT_BYTES`]. The count stays while a call uses the scratch and
+/// changes only when the scratch comes back another size, so that a kernel called at every
+/// step of a loop touches no counter that loops on other threads touch too.
 #[derive(Default)]
-pub(crate) struct Kept(std::sync::Mutex<Option<(Box<Scratch>, usize)>>);
+pub(crate) struct Kept(std::sync::Mutex<Slot>);
+
+#[derive(Default)]
+struct Slot {
+    scratch: Option<Box<Scratch>>,
+    bytes: usize,
+}
 
 /// Bytes of lane buffers that all kernels keep between calls.
 static KEPT_BYTES: AtomicUsize = AtomicUsize::new(0);
@@ -84,38 +92,39 @@ static KEPT_BYTES: AtomicUsize = AtomicUsize::new(0);
 const KEPT_LIMIT: usize = 64 << 20;
 
 impl Kept {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub(super) fn take(&self) -> Option<Box<Scratch>> {
-        let (s, bytes) = self.0.lock().ok()?.take()?;
-        KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
-        Some(s)
+        self.slot().scratch.take()
     }
 
     pub(super) fn put(&self, mut s: Box<Scratch>) {
         let bytes = s.bytes();
-        if KEPT_BYTES.fetch_add(bytes, Ordering::Relaxed) + bytes > KEPT_LIMIT {
-            KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
-            return;
-        }
         s.clear();
-        match self.0.lock() {
-            Ok(mut kept) => {
-                if let Some((_, old)) = kept.replace((s, bytes)) {
-                    KEPT_BYTES.fetch_sub(old, Ordering::Relaxed);
-                }
+        let mut slot = self.slot();
+        if bytes > slot.bytes {
+            let more = bytes - slot.bytes;
+            if KEPT_BYTES.fetch_add(more, Ordering::Relaxed) + more > KEPT_LIMIT {
+                KEPT_BYTES.fetch_sub(more + slot.bytes, Ordering::Relaxed);
+                *slot = Slot::default();
+                return;
             }
-            Err(_) => {
-                KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
-            }
+        } else if bytes < slot.bytes {
+            KEPT_BYTES.fetch_sub(slot.bytes - bytes, Ordering::Relaxed);
         }
+        *slot = Slot {
+            scratch: Some(s),
+            bytes,
+        };
     }
 }
 
 impl Drop for Kept {
     fn drop(&mut self) {
-        let kept = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, bytes)) = kept.take() {
-            KEPT_BYTES.fetch_sub(bytes, Ordering::Relaxed);
-        }
+        let slot = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        KEPT_BYTES.fetch_sub(slot.bytes, Ordering::Relaxed);
     }
 }
 

@@ -10,7 +10,9 @@
 //! spec's `ControlFlow` impl (shape rule, evaluation, working memory, batching, JVP), and
 //! `vjp` (with `partial`, the split of the backward step) its reverse mode.
 
+mod bands;
 mod partial;
+mod rows;
 mod rules;
 mod run;
 mod vjp;
@@ -38,6 +40,10 @@ pub struct ScanSpec {
     /// JAX's `unroll`: printed, and a hint only (one compiled step runs per iteration).
     pub(crate) unroll: usize,
     compiled: OnceLock<Executable>,
+    /// The step's layout along a batch whose rows never mix (`rows.rs`).
+    layout: OnceLock<Option<rows::Layout>>,
+    /// The step compiled for each band of rows (`bands.rs`).
+    bands: bands::BandCache,
 }
 
 debug_by_identity!(ScanSpec, length, num_carry, num_xs, reverse, unroll);
@@ -268,6 +274,8 @@ fn stage(
         reverse,
         unroll,
         compiled: OnceLock::new(),
+        layout: OnceLock::new(),
+        bands: Default::default(),
     };
     let mut ins = operands.to_vec();
     ins.extend(consts);

@@ -80,26 +80,40 @@ impl ControlFlow for ScanSpec {
     }
 
     /// One step's working memory: the body's planned peak less the carry and the captured
-    /// values it shares with the loop, with its largest buffers.
+    /// values it shares with the loop, with its largest buffers; for a scan run in bands,
+    /// every band's at once (`bands.rs`).
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        let exe = self.compiled();
-        let shared: usize = self
-            .body
-            .jaxpr
-            .invars
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i < self.num_carry || *i >= self.num_carry + self.num_xs)
-            .map(|(_, v)| v.aval.nbytes())
-            .sum();
-        let largest = exe
-            .analysis()
-            .largest
-            .iter()
-            .filter(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output))
-            .cloned()
-            .collect();
-        (exe.analysis().peak_bytes.saturating_sub(shared), largest)
+        let shared = |rows: Option<usize>| -> usize {
+            let invars = self.body.jaxpr.invars.iter().enumerate();
+            (invars.filter(|(i, _)| *i < self.num_carry || *i >= self.num_carry + self.num_xs))
+                .map(|(i, v)| match (rows, self.layout()) {
+                    // A band's carry is its rows of the loop's; its captured values are
+                    // copies of its own.
+                    (Some(n), Some(l)) if l.inputs[i] => v.aval.nbytes() / l.rows * n,
+                    (Some(_), _) if i < self.num_carry => v.aval.nbytes(),
+                    (Some(_), _) => 0,
+                    (None, _) => v.aval.nbytes(),
+                })
+                .sum()
+        };
+        let working = |exe: &crate::compiler::Executable, shared: usize| {
+            let a = exe.analysis();
+            let largest = (a.largest.iter())
+                .filter(|b| matches!(b.kind, BufferKind::Temporary | BufferKind::Output))
+                .cloned();
+            (
+                a.peak_bytes.saturating_sub(shared),
+                largest.collect::<Vec<_>>(),
+            )
+        };
+        match self.bands() {
+            Some(bands) => bands.iter().fold((0, Vec::new()), |(bytes, mut all), b| {
+                let (n, largest) = working(&b.exe, shared(Some(b.rows)));
+                all.extend(largest);
+                (bytes + n, all)
+            }),
+            None => working(self.compiled(), shared(None)),
+        }
     }
 
     /// Batching: scanned operands carry the batch axis at 1 (axis 0 is the scan's), the others
