@@ -92,9 +92,13 @@ impl Walk {
 
 /// The layout of a step of `num_carry` carried and `num_xs` sliced inputs, if its rows
 /// never mix: the batch is the leading axis of the first carry of rank 1 or more, every
-/// carry of that leading size is split, and the step has no effects.
+/// carry of that leading size is split, and the step has no effects and no empty inputs
+/// or results.
 pub(super) fn layout(j: &Jaxpr, num_carry: usize, num_xs: usize) -> Option<Layout> {
-    if j.has_effects() {
+    let empty = (j.invars.iter().map(|v| v.aval.size()))
+        .chain(j.out_avals().iter().map(Aval::size))
+        .any(|n| n == 0);
+    if j.has_effects() || empty {
         return None;
     }
     let rows = *j.invars[..num_carry]

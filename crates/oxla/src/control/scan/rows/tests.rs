@@ -138,3 +138,12 @@ fn a_band_retypes_the_split_values_and_the_broadcasts_that_meet_them() {
     let (ins, outs) = shapes(&band(&j, &l, 5).expect("the shape rules hold"));
     assert_eq!((ins, outs), (vec![vec![5, 4], vec![]], vec![vec![5, 4]]));
 }
+
+#[test]
+fn a_step_with_an_empty_value_runs_whole() {
+    let j = make_jaxpr(
+        |(h, x): (Tensor, Tensor)| vec![&h + &x, jnp::sum(&h, 1)],
+        (zeros(&[B, 0]), zeros(&[B, 0])),
+    );
+    assert!(layout(&j.jaxpr, 1, 1).is_none());
+}
