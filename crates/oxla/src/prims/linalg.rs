@@ -10,7 +10,9 @@ use crate::array::{with_dtype, Array, Aval, Buffer, DType, Elem};
 
 type Dims = (Vec<usize>, Vec<usize>);
 
-fn free_dims(rank: usize, contract: &[usize], batch: &[usize]) -> Vec<usize> {
+/// The dimensions of an operand of rank `rank` that a product neither contracts nor
+/// batches, in order: its free dimensions, which the result keeps after the batch ones.
+pub(crate) fn free_dims(rank: usize, contract: &[usize], batch: &[usize]) -> Vec<usize> {
     (0..rank)
         .filter(|d| !contract.contains(d) && !batch.contains(d))
         .collect()

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 
 use crate::core::prim::Kind;
 use crate::core::{Atom, Aval, Eqn, Jaxpr, Prim};
+use crate::prims::linalg::free_dims;
 
 /// How a value of the step relates to the batch's rows.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -184,12 +185,17 @@ fn rule(e: &Eqn, walk: &mut Walk) -> Option<Vec<Cut>> {
     let shape = |i: usize| e.inputs[i].aval().shape;
     let out = match &e.prim {
         p if matches!(p.kind(), Kind::Lanewise(_)) => {
+            // Another operand either broadcasts along the axis (rank 0 or size 1 there) and
+            // is read whole, or must split along it.
             for (x, c) in e.inputs.iter().zip(&cuts) {
                 let s = x.aval().shape;
-                if *c != Cut::Split(a) && !s.is_empty() && s[a] != 1 {
-                    walk.demand(x, a)?;
-                } else if *c != Cut::Split(a) {
+                if *c == Cut::Split(a) {
+                    continue;
+                }
+                if s.is_empty() || s[a] == 1 {
                     walk.whole(x)?;
+                } else {
+                    walk.demand(x, a)?;
                 }
             }
             a
@@ -210,10 +216,10 @@ fn rule(e: &Eqn, walk: &mut Walk) -> Option<Vec<Cut>> {
         }
         Prim::Reshape { new_sizes } => {
             let from = shape(0);
-            let before: usize = from[..a].iter().product();
             if from.contains(&0) {
                 return None;
             }
+            let before: usize = from[..a].iter().product();
             (0..new_sizes.len()).find(|&b| {
                 new_sizes[..b].iter().product::<usize>() == before && new_sizes[b] == from[a]
             })?
@@ -251,12 +257,7 @@ fn dot(
     walk: &mut Walk,
     e: &Eqn,
 ) -> Option<usize> {
-    let free = |rank: usize, c: &[usize], b: &[usize]| -> Vec<usize> {
-        (0..rank)
-            .filter(|d| !c.contains(d) && !b.contains(d))
-            .collect()
-    };
-    let (lf, rf) = (free(l_rank, lc, lb), free(r_rank, rc, rb));
+    let (lf, rf) = (free_dims(l_rank, lc, lb), free_dims(r_rank, rc, rb));
     match (cuts[0], cuts[1]) {
         (Cut::Split(a), Cut::Split(b)) => {
             let k = lb.iter().position(|&d| d == a)?;
