@@ -47,7 +47,7 @@ pub use array::{get_printoptions, printoptions, set_printoptions, Array, DType, 
 pub use compiler::{disable_jit, explain, jit};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
-pub use core::{eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
+pub use core::{axis_env, eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
 pub use error::{Error, LargestBuffer, Result};
 /// The 16-bit float element types of [`DType::F16`] and [`DType::BF16`] (the `half` crate).
 pub use half::{bf16, f16};

@@ -4,6 +4,7 @@
 //! [`numpy`](crate::numpy) layer adds promotion and broadcasting on top. Each records the
 //! caller's source line in the traced equation.
 
+mod collectives;
 mod conv;
 mod cumulative;
 mod helpers;
@@ -12,6 +13,10 @@ mod structural;
 
 use std::panic::Location;
 
+pub use collectives::{
+    all_gather, all_to_all, axis_index, axis_size, pbroadcast, pmax, pmean, pmin, ppermute,
+    pshuffle, psum, psum_scatter, pswapaxes, AxisNames,
+};
 pub(crate) use conv::conv_with_params;
 pub use conv::{
     conv_dimension_numbers, conv_general_dilated, padtype_to_pads, ConvDimensionNumbers,

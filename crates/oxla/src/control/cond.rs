@@ -13,11 +13,12 @@ use crate::core::tree::Tree;
 use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, ControlFlow, Prim, Tensor};
 use crate::ops as lax;
 use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
+use crate::transforms::batching::batch_jaxpr;
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::open;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents, trace_on};
 use crate::transforms::jvp_rules::zeros_of_aval;
-use crate::transforms::vmap::{batch_jaxpr, place_output};
+use crate::transforms::vmap::place_output;
 use std::panic::Location;
 
 /// The parameters of a `cond` (see the module documentation).
@@ -185,8 +186,8 @@ impl ControlFlow for CondSpec {
         exes[k].run_arrays(ins[1..].to_vec())
     }
 
-    fn has_effects(&self) -> bool {
-        self.branches.iter().any(|b| b.jaxpr.has_effects())
+    fn bodies(&self) -> Vec<&ClosedJaxpr> {
+        self.branches.iter().collect()
     }
 
     /// The most working memory a branch plans beyond the operands.
@@ -207,6 +208,7 @@ impl ControlFlow for CondSpec {
         args: &[Tensor],
         dims: &[Option<usize>],
         n: usize,
+        name: Option<&str>,
     ) -> (Vec<Tensor>, Vec<Option<usize>>) {
         let ops: Vec<Tensor> = args[1..]
             .iter()
@@ -215,7 +217,7 @@ impl ControlFlow for CondSpec {
             .collect();
         let inner: Vec<Option<usize>> = dims[1..].iter().map(|d| d.map(|_| 0)).collect();
         let batched = |b: &ClosedJaxpr, xs: Vec<Tensor>| -> Vec<Tensor> {
-            batch_jaxpr(b, xs.into_iter().zip(inner.clone()).collect(), n)
+            batch_jaxpr(b, xs.into_iter().zip(inner.clone()).collect(), n, name)
                 .into_iter()
                 .enumerate()
                 .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))

@@ -17,11 +17,12 @@ use crate::core::{bind, eval_jaxpr, trace_avals, Aval, ClosedJaxpr, ControlFlow,
 use crate::ops as lax;
 use crate::prims::ReduceOp;
 use crate::transforms::ad::jvp_jaxpr;
+use crate::transforms::batching::batch_jaxpr;
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::open;
 use crate::transforms::bodies::{dense_tangents, sparse_tangents, trace_on};
 use crate::transforms::jvp_rules::zeros_of_aval;
-use crate::transforms::vmap::{batch_jaxpr, place_output};
+use crate::transforms::vmap::place_output;
 use std::panic::Location;
 
 /// The parameters of a while loop (see the module documentation).
@@ -188,8 +189,8 @@ impl ControlFlow for WhileSpec {
         ops
     }
 
-    fn has_effects(&self) -> bool {
-        self.cond.jaxpr.has_effects() || self.body.jaxpr.has_effects()
+    fn bodies(&self) -> Vec<&ClosedJaxpr> {
+        vec![&self.cond, &self.body]
     }
 
     /// One step's working memory beyond the operands (the carry is replaced as it goes).
@@ -206,6 +207,7 @@ impl ControlFlow for WhileSpec {
         args: &[Tensor],
         dims: &[Option<usize>],
         n: usize,
+        name: Option<&str>,
     ) -> (Vec<Tensor>, Vec<Option<usize>>) {
         let nc = self.num_carry;
         let ops: Vec<Tensor> = args
@@ -222,7 +224,7 @@ impl ControlFlow for WhileSpec {
             .map(|i| if i < nc { Some(0) } else { dims[i].map(|_| 0) })
             .collect();
         let run = |j: &ClosedJaxpr, xs: Vec<Tensor>| -> Vec<Tensor> {
-            batch_jaxpr(j, xs.into_iter().zip(inner.clone()).collect(), n)
+            batch_jaxpr(j, xs.into_iter().zip(inner.clone()).collect(), n, name)
                 .into_iter()
                 .enumerate()
                 .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))

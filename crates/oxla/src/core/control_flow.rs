@@ -7,7 +7,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::panic::Location;
 
-use super::Tensor;
+use super::{ClosedJaxpr, Tensor};
 use crate::array::{Array, Aval};
 use crate::memory::{BufferInfo, ChunkPlan};
 
@@ -29,12 +29,14 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     fn eval(&self, inputs: &[Array]) -> Vec<Array>;
 
     /// The batching rule: results and their batch axes, for operands `args` batched along
-    /// `dims` (at least one `Some`) with `n` examples.
+    /// `dims` with `n` examples, over the mapped axis called `name` if it has one. Every
+    /// `dims` may be `None` when a body holds a collective over `name`.
     fn batch(
         &self,
         args: &[Tensor],
         dims: &[Option<usize>],
         n: usize,
+        name: Option<&str>,
     ) -> (Vec<Tensor>, Vec<Option<usize>>);
 
     /// Forward mode: primal results and their tangents (`None` is a zero) from one loop.
@@ -58,9 +60,10 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     /// step's or branch's working memory), with its bodies' largest buffers.
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>);
 
-    /// Whether a body holds an equation with effects (a host callback): the loop is then
-    /// kept, unmerged and unfolded, as the callback itself is.
-    fn has_effects(&self) -> bool;
+    /// The bodies the primitive runs: what makes it effectful (a body holding a host
+    /// callback keeps the loop, unmerged and unfolded, as the callback itself is kept) and
+    /// which mapped axes its collectives name.
+    fn bodies(&self) -> Vec<&ClosedJaxpr>;
 
     /// The chunk plan, for a chunked map staged at `source`.
     fn chunk_plan(&self, _source: &'static Location<'static>) -> Option<ChunkPlan> {

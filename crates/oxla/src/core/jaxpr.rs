@@ -100,6 +100,11 @@ impl Jaxpr {
         self.eqns.iter().any(|e| e.prim.has_effects())
     }
 
+    /// Whether an equation is a collective over the mapped axis `name`, or holds one.
+    pub(crate) fn names_axis(&self, name: &str) -> bool {
+        self.eqns.iter().any(|e| e.prim.names_axis(name))
+    }
+
     /// Avals of the outputs.
     pub fn out_avals(&self) -> Vec<Aval> {
         self.outvars.iter().map(Atom::aval).collect()

@@ -1,5 +1,6 @@
 //! Tensors, tracing, jaxprs, their printer and the reference evaluator.
 
+pub(crate) mod axis_env;
 pub(crate) mod callback;
 pub(crate) mod control_flow;
 mod jaxpr;
@@ -10,6 +11,7 @@ mod trace;
 pub mod tree;
 
 pub use crate::array::Aval;
+pub use axis_env::axis_env;
 pub use callback::HostCallback;
 pub use control_flow::ControlFlow;
 pub use jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};

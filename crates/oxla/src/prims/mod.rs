@@ -6,6 +6,7 @@
 //! rule still owed.
 
 mod broadcast;
+pub(crate) mod collective;
 pub(crate) mod conv;
 pub(crate) mod decomp;
 pub(crate) mod elementwise;
@@ -25,6 +26,7 @@ pub(crate) mod view;
 
 use crate::array::Aval;
 
+pub use collective::{AxisName, Collective, CollectiveOp};
 pub use conv::{ConvDimensionNumbers, ConvParams};
 pub use decomp::LinalgOp;
 pub(crate) use elementwise::{broadcast_shapes, Lanewise};

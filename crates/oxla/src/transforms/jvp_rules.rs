@@ -77,6 +77,10 @@ pub(crate) fn jvp(
     if let Prim::Control(c) = prim {
         return c.jvp(primals, tangents);
     }
+    // A collective may have no operand (`axis_index`).
+    if let Prim::Collective(c) = prim {
+        return super::collective_ad::jvp(c, primals, tangents);
+    }
     let src = std::panic::Location::caller();
     let outs = bind(prim.clone(), primals, src);
     let x = &primals[0];
@@ -111,6 +115,7 @@ pub(crate) fn jvp(
         Prim::Control(_) => {
             unreachable!("control flow's JVP is staged before its primal")
         }
+        Prim::Collective(_) => unreachable!("collectives are differentiated above"),
         Prim::SelectN => {
             if tangents[1..].iter().all(Option::is_none) {
                 vec![None]

@@ -8,6 +8,7 @@ mod axis_tree;
 pub(crate) mod batching;
 pub(crate) mod bodies;
 pub(crate) mod chunked;
+mod collective_ad;
 mod conv_ad;
 mod elementwise_jvp;
 mod fft_rules;

@@ -164,6 +164,9 @@ pub(crate) fn vjp(
     if let Prim::Control(c) = prim {
         return c.vjp(ins, cts, active, src);
     }
+    if let Prim::Collective(c) = prim {
+        return super::collective_ad::vjp(c, ins, outs, cts);
+    }
     // Any output of a decomposition may carry a cotangent, not only the first.
     if let Prim::Linalg(op) = prim {
         return super::linalg_rules::vjp(*op, ins, outs, cts, active);
@@ -225,6 +228,7 @@ pub(crate) fn vjp(
         Prim::Control(_) => {
             unreachable!("control flow's VJP is taken before the first cotangent is read")
         }
+        Prim::Collective(_) => unreachable!("collectives are pulled back above"),
         Prim::SelectN => {
             let zero = zeros_of_aval(&ct);
             let case_ct = |i: usize| {

@@ -5,13 +5,13 @@
 //! eagerly that computes the batched result; inside `make_jaxpr`, another transform or an
 //! outer `vmap`, it stages the batched equations, each keeping the user's source line.
 
-use std::collections::HashMap;
 use std::panic::Location;
 
 pub use super::axis_tree::AxisTree;
-use super::batching::{batch, moveaxis};
+use super::batching::{batch_jaxpr, moveaxis};
+use crate::core::axis_env::with_axis;
 use crate::core::tree::Tree;
-use crate::core::{trace_avals, with_line, Atom, Aval, ClosedJaxpr, Tensor};
+use crate::core::{trace_avals, with_line, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::ops as lax;
 
@@ -88,9 +88,16 @@ impl<F, B> Vmap<F, B> {
         self
     }
 
-    /// Names the mapped axis, as `jax.vmap(f, axis_name=..)`. Collectives over a named
-    /// axis (`psum` and friends) are not there yet; today the name is reserved for them and
-    /// named in vmap's errors.
+    /// Names the mapped axis, as `jax.vmap(f, axis_name=..)`: collectives in `f` over that
+    /// name ([`lax::psum`](crate::lax::psum), [`all_gather`](crate::lax::all_gather),
+    /// [`axis_index`](crate::lax::axis_index), ...) run over the examples.
+    ///
+    /// ```
+    /// use oxla::{lax, numpy as jnp, vmap, Tensor};
+    /// let xs = jnp::arange(4.0);
+    /// let centred: Tensor = vmap(|x: Tensor| &x - lax::pmean(&x, "i")).axis_name("i").call(xs);
+    /// assert_eq!(centred.to_vec::<f32>(), vec![-1.5, -0.5, 0.5, 1.5]);
+    /// ```
     pub fn axis_name(mut self, name: &'static str) -> Self {
         self.axis_name = Some(name);
         self
@@ -225,13 +232,22 @@ impl<F, B> Vmap<F, B> {
                     Aval::new(t.dtype(), &shape)
                 })
                 .collect();
-            let (cj, out) = trace_avals(&self.f, &args, &in_avals);
+            let (cj, out) = match self.axis_name {
+                Some(name) => with_axis(name, n, || trace_avals(&self.f, &args, &in_avals)),
+                None => trace_avals(&self.f, &args, &in_avals),
+            };
             let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes", at);
             if self.chunk.is_some() || budget.is_some() {
+                self.refuse_chunked_collective(&cj, at);
                 let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, budget, at)?;
                 return Ok(out.rebuild(&mut results.into_iter()));
             }
-            let batched = batch_jaxpr(&cj, leaves.into_iter().zip(axes).collect(), n);
+            let batched = batch_jaxpr(
+                &cj,
+                leaves.into_iter().zip(axes).collect(),
+                n,
+                self.axis_name,
+            );
             let results: Vec<Tensor> = batched
                 .into_iter()
                 .zip(out_axes)
@@ -243,6 +259,22 @@ impl<F, B> Vmap<F, B> {
                 .collect();
             Ok(out.rebuild(&mut results.into_iter()))
         })
+    }
+
+    /// Panics, naming the collective's line and the user's call `at`, when `cj` holds a
+    /// collective over this vmap's axis: a chunk does not hold the whole axis it needs.
+    fn refuse_chunked_collective(&self, cj: &ClosedJaxpr, at: &'static Location<'static>) {
+        let Some(name) = self.axis_name else { return };
+        if let Some(e) = cj.jaxpr.eqns.iter().find(|e| e.prim.names_axis(name)) {
+            panic!(
+                "{}: chunk_size and memory_budget run the axis a chunk at a time, but {} \
+                 (at {}) is a collective over {name:?} and needs the whole axis; drop the \
+                 chunking, or move the collective out of the chunked function\n  at {at}",
+                self.what(),
+                e.prim.name(),
+                e.source
+            );
+        }
     }
 
     /// The batched `cj` run over chunks of the mapped axis, moved first; results placed at
@@ -269,7 +301,7 @@ impl<F, B> Vmap<F, B> {
             let avals = super::chunked::chunk_avals(&avals, &mapped, c);
             let body = |xs: Vec<Tensor>| -> Vec<Tensor> {
                 let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
-                batch_jaxpr(cj, args.collect(), c)
+                batch_jaxpr(cj, args.collect(), c, self.axis_name)
                     .into_iter()
                     .zip(out_axes)
                     .enumerate()
@@ -464,42 +496,4 @@ pub(crate) fn place_output(
             lax::broadcast_in_dim(&t, &shape, &dims)
         }
     }
-}
-
-/// Replays `cj` on batched arguments (each with its mapped axis, if any) with the batching
-/// rules, in the current interpreter. Returns each output with its mapped axis.
-pub(crate) fn batch_jaxpr(
-    cj: &ClosedJaxpr,
-    args: Vec<(Tensor, Option<usize>)>,
-    n: usize,
-) -> Vec<(Tensor, Option<usize>)> {
-    let j = &cj.jaxpr;
-    let mut env: HashMap<u32, (Tensor, Option<usize>)> = HashMap::new();
-    for (v, t) in j.constvars.iter().zip(&cj.consts) {
-        env.insert(v.id, (t.clone(), None));
-    }
-    for (v, a) in j.invars.iter().zip(args) {
-        env.insert(v.id, a);
-    }
-    let read = |env: &HashMap<u32, (Tensor, Option<usize>)>, a: &Atom| match a {
-        Atom::Var(v) => env[&v.id].clone(),
-        Atom::Lit(l) => (Tensor::new(l.clone()), None),
-    };
-    for e in &j.eqns {
-        let (ins, dims): (Vec<Tensor>, Vec<Option<usize>>) =
-            e.inputs.iter().map(|a| read(&env, a)).unzip();
-        let (outs, out_dims) = with_line(e.source, || {
-            if dims.iter().all(Option::is_none) {
-                let outs = crate::core::bind(e.prim.clone(), &ins, e.source);
-                let none = vec![None; outs.len()];
-                (outs, none)
-            } else {
-                batch(&e.prim, &ins, &dims, n)
-            }
-        });
-        for ((v, t), d) in e.outputs.iter().zip(outs).zip(out_dims) {
-            env.insert(v.id, (t, d));
-        }
-    }
-    j.outvars.iter().map(|a| read(&env, a)).collect()
 }

@@ -13,7 +13,9 @@ impl Pass {
     /// Computes equations of known operands and small results at compile time.
     pub(super) fn fold(&mut self, e: &Eqn) -> bool {
         let size: usize = e.outputs.iter().map(|o| o.aval.size()).sum();
-        if size > FOLD_LIMIT {
+        // A collective over a named axis has a value only on the members of that axis.
+        let named = matches!(&e.prim, Prim::Collective(c) if !c.names().is_empty());
+        if size > FOLD_LIMIT || named {
             return false;
         }
         let Some(vals) = e
@@ -138,7 +140,7 @@ impl Pass {
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => None,
-            Prim::Linalg(_) | Prim::Fft { .. } => None,
+            Prim::Linalg(_) | Prim::Fft { .. } | Prim::Collective(_) => None,
         };
         match pick {
             Some(a) => {

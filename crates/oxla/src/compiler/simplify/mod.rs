@@ -4,7 +4,8 @@
 //!   `neg(neg(x))`, views that change nothing);
 //! - `chains.rs`: chains of reshapes, transposes and broadcasts collapsed into one;
 //! - `dot.rs`: products of transposed operands, transposed products and outer products;
-//! - `reductions.rs`: sums of broadcasts and of sums, reductions of one element;
+//! - `reductions.rs`: sums of broadcasts and of sums, reductions of one element, batched
+//!   collectives;
 //! - `gather.rs`: reductions of gathered windows;
 //! - `redundant.rs`: common subexpressions and dead code.
 //!
@@ -171,6 +172,7 @@ impl Pass {
             return;
         }
         if self.fold(&e)
+            || self.positional_collective(&e)
             || self.identity(&e)
             || self.broadcast_identity(&e)
             || self.single_element_reduce(&e)

@@ -1,7 +1,8 @@
 //! Sums of broadcasts: `sum(broadcast(z), axes)` over axes the broadcast created (or
 //! expanded from size 1) is the sum over the others times their size, and the broadcast
 //! is never computed. Also: a sum of a sum is one sum, and a reduction over size-1 axes
-//! only is a reshape.
+//! only is a reshape. And a batched `psum`, `pmax` or `pmin`, over positions alone, is the
+//! reduction of those axes.
 
 use super::Pass;
 use crate::array::{Array, DType};
@@ -9,6 +10,28 @@ use crate::core::{Atom, Eqn, Prim};
 use crate::prims::{BinaryOp, ReduceOp};
 
 impl Pass {
+    /// A `psum`, `pmax` or `pmin` over positions alone (a collective batched over its axis)
+    /// is the reduction of those axes, which fusion and the kernels know.
+    pub(super) fn positional_collective(&mut self, e: &Eqn) -> bool {
+        let Prim::Collective(c) = &e.prim else {
+            return false;
+        };
+        let Some(op) = c.monoid().filter(|_| c.names().is_empty()) else {
+            return false;
+        };
+        self.changed = true;
+        self.rewrite(Eqn {
+            prim: Prim::Reduce {
+                op,
+                axes: c.positions(),
+            },
+            inputs: e.inputs.clone(),
+            outputs: e.outputs.clone(),
+            source: e.source,
+        });
+        true
+    }
+
     /// `sum(broadcast(z), axes)` over axes the broadcast created (or expanded from size 1)
     /// is the sum over the others times their size: the broadcast is never computed.
     pub(super) fn sum_of_broadcast(

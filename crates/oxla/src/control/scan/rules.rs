@@ -6,13 +6,15 @@ use std::panic::Location;
 
 use super::{stage, ScanSpec};
 use crate::array::Array;
+use crate::core::ClosedJaxpr;
 use crate::core::{trace_avals, Aval, ControlFlow, Tensor};
 use crate::memory::{BufferInfo, BufferKind};
 use crate::transforms::ad::jvp_jaxpr;
+use crate::transforms::batching::batch_jaxpr;
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents};
 use crate::transforms::jvp_rules::zeros_of_aval;
-use crate::transforms::vmap::{batch_jaxpr, place_output};
+use crate::transforms::vmap::place_output;
 
 impl ControlFlow for ScanSpec {
     fn name(&self) -> &'static str {
@@ -75,8 +77,8 @@ impl ControlFlow for ScanSpec {
         self.run(ins)
     }
 
-    fn has_effects(&self) -> bool {
-        self.body.jaxpr.has_effects()
+    fn bodies(&self) -> Vec<&ClosedJaxpr> {
+        vec![&self.body]
     }
 
     /// One step's working memory: the body's planned peak less the carry and the captured
@@ -124,6 +126,7 @@ impl ControlFlow for ScanSpec {
         args: &[Tensor],
         dims: &[Option<usize>],
         n: usize,
+        name: Option<&str>,
     ) -> (Vec<Tensor>, Vec<Option<usize>>) {
         let (nc, nx) = (self.num_carry, self.num_xs);
         let scanned = |i: usize| i >= nc && i < nc + nx;
@@ -153,7 +156,7 @@ impl ControlFlow for ScanSpec {
             let (out, _) = trace_avals(
                 |xs: Vec<Tensor>| -> Vec<Tensor> {
                     let args = xs.into_iter().zip(inner.iter().copied()).collect();
-                    let r = batch_jaxpr(&self.body, args, n);
+                    let r = batch_jaxpr(&self.body, args, n, name);
                     r.into_iter().map(|(t, _)| t).collect()
                 },
                 &structure,
@@ -190,7 +193,12 @@ impl ControlFlow for ScanSpec {
             })
             .collect();
         let body = self.trace(&moved, nc, nx, |xs| {
-            let outs = batch_jaxpr(&self.body, xs.into_iter().zip(inner.clone()).collect(), n);
+            let outs = batch_jaxpr(
+                &self.body,
+                xs.into_iter().zip(inner.clone()).collect(),
+                n,
+                name,
+            );
             outs.into_iter()
                 .enumerate()
                 .map(|(k, (t, d))| {

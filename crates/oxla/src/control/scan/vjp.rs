@@ -22,9 +22,10 @@ use crate::core::{eval_jaxpr, is_tracing, trace_avals, Atom, Aval, ClosedJaxpr, 
 use crate::ops::{add, reduce};
 use crate::prims::ReduceOp;
 use crate::transforms::ad::vjp_jaxpr;
+use crate::transforms::batching::batch_jaxpr;
 use crate::transforms::bodies::open;
 use crate::transforms::jvp_rules::zeros_of_aval;
-use crate::transforms::vmap::{batch_jaxpr, place_output};
+use crate::transforms::vmap::place_output;
 
 /// The most bytes of stacked per-step values computed before or after the loops (beyond
 /// the operands' own size) rather than step by step in them.
@@ -78,7 +79,7 @@ impl Env {
             .iter()
             .map(|v| (self.get(v), self.stacked(v).then_some(0)))
             .collect();
-        batch_jaxpr(jaxpr, args, self.length)
+        batch_jaxpr(jaxpr, args, self.length, None)
             .into_iter()
             .enumerate()
             .map(|(k, (t, d))| place_output(t, d, Some(0), self.length, k))

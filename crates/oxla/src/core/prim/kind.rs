@@ -132,7 +132,9 @@ impl Prim {
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => Kind::Alone,
-            Prim::Linalg(_) | Prim::Fft { .. } => Kind::Alone,
+            // A collective over positions alone is rewritten into its reduction before
+            // fusion (`compiler/simplify/reductions.rs`).
+            Prim::Linalg(_) | Prim::Fft { .. } | Prim::Collective(_) => Kind::Alone,
         }
     }
 
@@ -143,8 +145,20 @@ impl Prim {
     pub(crate) fn has_effects(&self) -> bool {
         match self {
             Prim::DebugCallback(_) => true,
-            Prim::Control(c) => c.has_effects(),
+            Prim::Control(c) => c.bodies().iter().any(|b| b.jaxpr.has_effects()),
             // Every other primitive computes its results and nothing else.
+            _ => false,
+        }
+    }
+
+    /// Whether the primitive, or an equation of a body it holds, is a collective over the
+    /// mapped axis called `name`: batching over that axis must then apply its rule even
+    /// when no operand is mapped (a `psum` of a value the same on every member is the
+    /// value times the axis size).
+    pub(crate) fn names_axis(&self, name: &str) -> bool {
+        match self {
+            Prim::Collective(c) => c.names_axis(name),
+            Prim::Control(c) => c.bodies().iter().any(|b| b.jaxpr.names_axis(name)),
             _ => false,
         }
     }

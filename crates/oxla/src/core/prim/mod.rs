@@ -20,8 +20,8 @@ use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{
-    ArgOp, BinaryOp, ConvParams, FftType, GatherDims, GatherMode, LinalgOp, ReduceOp, ScatterDims,
-    ScatterOp, UnaryOp,
+    ArgOp, BinaryOp, Collective, ConvParams, FftType, GatherDims, GatherMode, LinalgOp, ReduceOp,
+    ScatterDims, ScatterOp, UnaryOp,
 };
 
 /// A primitive operation with its parameters.
@@ -194,6 +194,9 @@ pub enum Prim {
         /// The transform's lengths (of the real signal's axes for `RFFT`/`IRFFT`).
         fft_lengths: Vec<usize>,
     },
+    /// A collective over named mapped axes (`psum`, `all_gather`, ...), or, once batched, a
+    /// sum, maximum or minimum over positions (see [`Collective`]).
+    Collective(Collective),
 }
 
 impl Prim {
@@ -231,6 +234,7 @@ impl Prim {
             Prim::ConvGeneralDilated(_) => "conv_general_dilated",
             Prim::Linalg(op) => op.name(),
             Prim::Fft { .. } => "fft",
+            Prim::Collective(c) => c.name(),
         }
     }
 }

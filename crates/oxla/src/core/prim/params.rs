@@ -25,6 +25,7 @@ impl Prim {
             Prim::DebugCallback(c) => c.params(),
             Prim::ConvGeneralDilated(p) => p.params(),
             Prim::Linalg(op) => op.params(),
+            Prim::Collective(c) => c.params(),
             Prim::Fft {
                 fft_type,
                 fft_lengths,

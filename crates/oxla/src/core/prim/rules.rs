@@ -84,6 +84,7 @@ impl Prim {
                 fft_type,
                 fft_lengths,
             } => prims::fft::fft_rule(*fft_type, fft_lengths, inputs),
+            Prim::Collective(c) => c.rule(inputs),
         }
     }
 
@@ -226,6 +227,7 @@ impl Prim {
                 fft_type,
                 fft_lengths,
             } => vec![prims::fft::fft(&inputs[0], *fft_type, fft_lengths)],
+            Prim::Collective(c) => c.eval(inputs),
         }
     }
 }

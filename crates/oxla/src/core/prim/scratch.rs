@@ -57,6 +57,10 @@ impl Prim {
             Prim::ConvGeneralDilated(p) => conv::scratch_bytes(p, inputs),
             Prim::Linalg(op) => decomp::scratch_bytes(*op, inputs),
             Prim::Fft { fft_lengths, .. } => fft::scratch_bytes(fft_lengths, inputs),
+            // A sum, maximum or minimum over positions runs as the reduction.
+            Prim::Collective(c) => c
+                .monoid()
+                .map_or(0, |_| reduce::permuted_bytes(&inputs[0], &c.positions())),
         }
     }
 }

@@ -7,12 +7,14 @@
 //! gain batch dimensions, and a gather from an unmapped operand never copies it.
 //!
 //! This file holds the rule table (`batch`), the axis helpers the rules share and the
-//! rules of the shape operations; the elementwise and indexing families have their own
-//! files.
+//! rules of the shape operations; the elementwise, indexing and collective families have
+//! their own files, and `replay.rs` the replay of a jaxpr with the rules (`batch_jaxpr`).
 
+mod collectives;
 mod conv;
 mod elementwise;
 mod indexing;
+mod replay;
 
 use crate::array::DType;
 use crate::core::prim::Kind;
@@ -23,6 +25,7 @@ use crate::ops as lax;
 use crate::prims::Lanewise;
 use elementwise::{elementwise, elementwise_full, select_n};
 use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter};
+pub(crate) use replay::batch_jaxpr;
 
 type Batched = (Vec<Tensor>, Vec<Option<usize>>);
 
@@ -105,8 +108,15 @@ fn unbatch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usize) -> Ba
     (vec![], vec![])
 }
 
-/// The batching rule of `prim`, with at least one operand mapped.
-pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usize) -> Batched {
+/// The batching rule of `prim` over the mapped axis called `name` (if it has one), with at
+/// least one operand mapped or `prim` a collective over `name` (or holding one).
+pub(crate) fn batch(
+    prim: &Prim,
+    args: &[Tensor],
+    dims: &[Option<usize>],
+    n: usize,
+    name: Option<&str>,
+) -> Batched {
     // The elementwise family, as the compiler classifies it, batches as one.
     if let Kind::Lanewise(op) = prim.kind() {
         return match op {
@@ -117,6 +127,10 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
             | Lanewise::Convert
             | Lanewise::Bitcast => elementwise(prim, args, dims),
         };
+    }
+    // A collective may have no operand (`axis_index`).
+    if let Prim::Collective(c) = prim {
+        return collectives::batch(c, args, dims, n, name);
     }
     let x = &args[0];
     let bd = dims[0];
@@ -130,7 +144,8 @@ pub(crate) fn batch(prim: &Prim, args: &[Tensor], dims: &[Option<usize>], n: usi
         Prim::StopGradient => elementwise(prim, args, dims),
         Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
-        Prim::Control(c) => c.batch(args, dims, n),
+        Prim::Control(c) => c.batch(args, dims, n, name),
+        Prim::Collective(_) => unreachable!("collectives batch above"),
         Prim::DebugCallback(_) => unbatch(prim, args, dims, n),
         Prim::BroadcastInDim {
             shape,

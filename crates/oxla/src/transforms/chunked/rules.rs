@@ -135,8 +135,8 @@ impl ControlFlow for MapSpec {
             .collect()
     }
 
-    fn has_effects(&self) -> bool {
-        self.body.jaxpr.has_effects()
+    fn bodies(&self) -> Vec<&ClosedJaxpr> {
+        std::iter::once(&self.body).chain(&self.tail).collect()
     }
 
     /// Bytes held beyond the operands and results while a chunk runs (the body's planned
@@ -171,6 +171,7 @@ impl ControlFlow for MapSpec {
         args: &[Tensor],
         dims: &[Option<usize>],
         n: usize,
+        name: Option<&str>,
     ) -> (Vec<Tensor>, Vec<Option<usize>>) {
         use crate::transforms::batching::moveaxis;
         let at = |m: bool| usize::from(m);
@@ -188,10 +189,11 @@ impl ControlFlow for MapSpec {
         let summed = self.summed.clone();
         let derive = |body: &ClosedJaxpr, c: usize| {
             self.trace_chunk(&moved, &self.mapped, c, |xs| {
-                let outs = crate::transforms::vmap::batch_jaxpr(
+                let outs = crate::transforms::batching::batch_jaxpr(
                     body,
                     xs.into_iter().zip(inner.clone()).collect(),
                     n,
+                    name,
                 );
                 outs.into_iter()
                     .zip(&summed)
