@@ -1,7 +1,8 @@
 //! The environment variables oxla reads, each once: `OXLA_NUM_THREADS` (the size of the
 //! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls), `OXLA_ISA`
-//! (the most instruction set the kernels may use) and `OXLA_ENABLE_X64` (64-bit default
-//! dtypes, [`crate::config`]). A value that cannot be read is never ignored: where it is
+//! (the most instruction set the kernels may use), `OXLA_ENABLE_X64` (64-bit default
+//! dtypes, [`crate::config`]), `OXLA_NUM_DEVICES` (CPU devices, [`crate::devices`]) and
+//! `OXLA_COLLECTIVE_TIMEOUT` (the longest wait at a collective). A value that cannot be read is never ignored: where it is
 //! first needed, oxla panics with a message that names the variable, the value and what
 //! it accepts.
 
@@ -101,6 +102,41 @@ pub(crate) fn memory_limit() -> Result<Option<usize>, &'static str> {
         }
     });
     limit.as_ref().map(|b| *b).map_err(String::as_str)
+}
+
+/// `OXLA_NUM_DEVICES`: how many CPU devices the machine splits into (unset: 1), or the
+/// message for a value that is not a count.
+pub(crate) fn num_devices() -> Result<usize, String> {
+    let Ok(v) = std::env::var("OXLA_NUM_DEVICES") else {
+        return Ok(1);
+    };
+    match v.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "OXLA_NUM_DEVICES={v:?} is not a device count: set it to a whole number from 1 \
+             up, such as 2, or unset it for one device"
+        )),
+    }
+}
+
+/// `OXLA_COLLECTIVE_TIMEOUT`: the longest a device waits for the others at a collective
+/// (`60`, `60s`, `1.5s`; unset: no bound).
+///
+/// # Panics
+/// When the value is not a number of seconds.
+pub(crate) fn collective_timeout() -> Option<std::time::Duration> {
+    static TIMEOUT: OnceLock<Option<std::time::Duration>> = OnceLock::new();
+    *TIMEOUT.get_or_init(|| {
+        let v = std::env::var("OXLA_COLLECTIVE_TIMEOUT").ok()?;
+        let secs = v.trim().trim_end_matches('s').parse::<f64>();
+        match secs {
+            Ok(t) if t > 0.0 && t.is_finite() => Some(std::time::Duration::from_secs_f64(t)),
+            _ => panic!(
+                "OXLA_COLLECTIVE_TIMEOUT={v:?} is not a number of seconds: set it to one such \
+                 as 60 or 1.5s, or unset it for no bound"
+            ),
+        }
+    })
 }
 
 /// `OXLA_ENABLE_X64` as a switch (unset: off), or the message for a value that is not one.

@@ -30,6 +30,7 @@ pub mod config;
 pub mod control;
 pub mod core;
 pub mod debug;
+pub mod devices;
 mod env;
 mod error;
 pub mod io;
@@ -45,9 +46,13 @@ pub mod transforms;
 
 pub use array::{get_printoptions, printoptions, set_printoptions, Array, DType, PrintOptions};
 pub use compiler::{disable_jit, explain, jit};
+pub use control::{pmap, shard_map};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{axis_env, eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
+pub use devices::{
+    device_count, local_device_count, process_count, process_index, set_num_devices,
+};
 pub use error::{Error, LargestBuffer, Result};
 /// The 16-bit float element types of [`DType::F16`] and [`DType::BF16`] (the `half` crate).
 pub use half::{bf16, f16};

@@ -120,18 +120,49 @@ axis_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 
 impl AxisTree {
     /// One axis per leaf of `def`, this tree being a prefix of it; a mismatch panics
-    /// naming the user's line `at`.
-    pub(super) fn per_leaf(
+    /// naming the transform `who`, the tree `what` and the user's line `at`.
+    pub(crate) fn per_leaf(
         &self,
         def: &TreeDef,
+        who: &str,
         what: &str,
         at: &std::panic::Location,
     ) -> Vec<Option<isize>> {
         let mut out = Vec::with_capacity(def.num_leaves());
         if let Err(why) = self.expand(def, &mut out) {
-            panic!("vmap: {what} {self} does not match the tree {def}: {why}\n  at {at}",);
+            panic!("{who}: {what} {self} does not match the tree {def}: {why}\n  at {at}",);
         }
         out
+    }
+
+    /// The axis of each leaf of `leaves` (whose tree is `def`) this tree names, negative
+    /// ones counted from the end; a mismatch or an axis out of range panics naming the
+    /// transform `who` and the user's line `at`.
+    pub(crate) fn leaf_axes(
+        &self,
+        def: &TreeDef,
+        leaves: &[crate::core::Tensor],
+        who: &str,
+        at: &std::panic::Location,
+    ) -> Vec<Option<usize>> {
+        self.per_leaf(def, who, "in_axes", at)
+            .into_iter()
+            .zip(leaves)
+            .enumerate()
+            .map(|(i, (a, t))| {
+                a.map(|a| {
+                    let r = t.ndim() as isize;
+                    if a < -r || a >= r {
+                        panic!(
+                            "{who}: in_axes {a} is out of range for argument leaf {i} of shape \
+                             {:?}\n  at {at}",
+                            t.shape()
+                        );
+                    }
+                    a.rem_euclid(r) as usize
+                })
+            })
+            .collect()
     }
 
     /// Appends the axes of `def`'s leaves, or says where this tree does not match it.

@@ -4,7 +4,7 @@
 //! that replays a traced jaxpr with those rules in the current interpreter.
 
 pub(crate) mod ad;
-mod axis_tree;
+pub(crate) mod axis_tree;
 pub(crate) mod batching;
 pub(crate) mod bodies;
 pub(crate) mod chunked;

@@ -200,26 +200,9 @@ impl<F, B> Vmap<F, B> {
         // function keeps its own lines).
         with_line(at, || {
             let leaves = args.leaves();
-            let axes = self.in_axes.per_leaf(&args.def(), "in_axes", at);
-            let axes: Vec<Option<usize>> = leaves
-                .iter()
-                .zip(&axes)
-                .enumerate()
-                .map(|(i, (t, a))| {
-                    a.map(|a| {
-                        let r = t.ndim() as isize;
-                        if a < -r || a >= r {
-                            panic!(
-                                "{}: in_axes {a} is out of range for argument leaf {i} of shape \
-                                 {:?}\n  at {at}",
-                                self.what(),
-                                t.shape(),
-                            );
-                        }
-                        a.rem_euclid(r) as usize
-                    })
-                })
-                .collect();
+            let axes = self
+                .in_axes
+                .leaf_axes(&args.def(), &leaves, &self.what(), at);
             let n = self.size(&leaves, &axes, at);
             let in_avals: Vec<Aval> = leaves
                 .iter()
@@ -236,7 +219,7 @@ impl<F, B> Vmap<F, B> {
                 Some(name) => with_axis(name, n, || trace_avals(&self.f, &args, &in_avals)),
                 None => trace_avals(&self.f, &args, &in_avals),
             };
-            let out_axes = self.out_axes.per_leaf(&out.def(), "out_axes", at);
+            let out_axes = self.out_axes.per_leaf(&out.def(), "vmap", "out_axes", at);
             if self.chunk.is_some() || budget.is_some() {
                 self.refuse_chunked_collective(&cj, at);
                 let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, budget, at)?;

@@ -8,6 +8,8 @@
 //! and the compiler rewrites it into one. A collective that still names an axis has a
 //! value only inside a function mapped over that axis.
 
+mod exchange;
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -307,19 +309,15 @@ impl Collective {
         }
     }
 
-    /// The eager kernel of a sum, maximum or minimum over positions alone: the reduction.
-    /// A collective naming an axis has no value outside a function mapped over it.
+    /// The eager kernel. A sum, maximum or minimum over positions alone is the reduction;
+    /// a collective over a named axis runs with the other members of the mapped call over
+    /// devices the calling thread belongs to (`exchange.rs`), and has no value elsewhere.
     pub(crate) fn eval(&self, inputs: &[Array]) -> Vec<Array> {
         match self.monoid() {
             Some(op) if self.names().is_empty() => {
                 vec![reduce::reduce(op, &inputs[0], &self.positions())]
             }
-            _ => panic!(
-                "{} over axis {}: a collective has a value only inside a function mapped over \
-                 its axis (vmap(f).axis_name, pmap, shard_map)",
-                self.name(),
-                pyfmt::tuple(&self.axes)
-            ),
+            _ => vec![self.exchange(inputs.first())],
         }
     }
 }

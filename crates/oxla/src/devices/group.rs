@@ -1,0 +1,223 @@
+//! The in-process communicator: the members of one mapped call, one per device, meet at
+//! every collective. Each brings its value and a description of the collective it is at
+//! (the primitive, its parameters and operand); the last to arrive checks that every
+//! member is at the same collective and combines the values once, and every member leaves
+//! with the same combined result.
+//!
+//! No member waits for ever: a member that fails (a panic in its body) ends the group, and
+//! the others leave their collective with an error naming it; members at different
+//! collectives get an error naming both; and `OXLA_COLLECTIVE_TIMEOUT` bounds a wait,
+//! naming the members that did not come.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// The members of one mapped call, meeting at its collectives over one axis.
+pub(crate) struct Group {
+    axis: Arc<str>,
+    n: usize,
+    state: Mutex<Round>,
+    turn: Condvar,
+}
+
+type Shared = Arc<dyn Any + Send + Sync>;
+
+/// The meeting in progress and the result of the last one.
+struct Round {
+    /// Counts the meetings finished.
+    generation: u64,
+    /// What each member brought to the meeting in progress.
+    slots: Vec<Option<(String, Box<dyn Any + Send>)>>,
+    /// The last meeting's result, or why it failed.
+    done: Option<Result<Shared, String>>,
+    /// A member that failed, ending the group.
+    failed: Option<usize>,
+}
+
+/// The panic of a member that leaves because another failed: the other's panic is the
+/// one to report.
+pub(super) struct Echo(pub(super) String);
+
+/// Whether a panic payload is a member's echo of another's failure.
+pub(super) fn is_echo(payload: &(dyn Any + Send)) -> bool {
+    payload.is::<Echo>()
+}
+
+thread_local! {
+    /// The group this thread's member belongs to, and its rank.
+    static MEMBER: RefCell<Option<(Arc<Group>, usize)>> = const { RefCell::new(None) };
+}
+
+/// The group and rank of the member running on this thread, inside a mapped call.
+pub(crate) fn member() -> Option<(Arc<Group>, usize)> {
+    MEMBER.with(|m| m.borrow().clone())
+}
+
+/// While alive, this thread is member `rank` of a group.
+pub(super) struct Membership(Option<(Arc<Group>, usize)>);
+
+impl Drop for Membership {
+    fn drop(&mut self) {
+        let before = self.0.take();
+        MEMBER.with(|m| *m.borrow_mut() = before);
+    }
+}
+
+impl Group {
+    /// A group of `n` members over the axis `axis`.
+    pub(super) fn new(axis: &str, n: usize) -> Group {
+        Group {
+            axis: Arc::from(axis),
+            n,
+            state: Mutex::new(Round {
+                generation: 0,
+                slots: (0..n).map(|_| None).collect(),
+                done: None,
+                failed: None,
+            }),
+            turn: Condvar::new(),
+        }
+    }
+
+    /// The axis the members are mapped over.
+    pub(crate) fn axis(&self) -> &str {
+        &self.axis
+    }
+
+    /// The number of members.
+    pub(crate) fn size(&self) -> usize {
+        self.n
+    }
+
+    /// Makes this thread member `rank` until the guard drops.
+    pub(super) fn join(self: &Arc<Self>, rank: usize) -> Membership {
+        Membership(MEMBER.with(|m| m.borrow_mut().replace((self.clone(), rank))))
+    }
+
+    /// Ends the group: member `rank` failed. The others leave their collectives.
+    pub(super) fn poison(&self, rank: usize) {
+        let mut s = self.lock();
+        s.failed.get_or_insert(rank);
+        self.turn.notify_all();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Round> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Member `rank` brings `value` to the collective `what`; the last member to come
+    /// calls `finish` on every member's value, in rank order, and every member gets its
+    /// result.
+    ///
+    /// # Panics
+    /// When another member failed, when members are at different collectives, or when the
+    /// wait passes `OXLA_COLLECTIVE_TIMEOUT`.
+    pub(crate) fn meet<T, R>(
+        &self,
+        rank: usize,
+        what: String,
+        value: T,
+        finish: impl FnOnce(Vec<T>) -> R,
+    ) -> Arc<R>
+    where
+        T: Send + 'static,
+        R: Send + Sync + 'static,
+    {
+        let mut s = self.lock();
+        let generation = s.generation;
+        s.slots[rank] = Some((what, Box::new(value)));
+        if s.slots.iter().all(Option::is_some) {
+            let brought: Vec<(String, Box<dyn Any + Send>)> = s
+                .slots
+                .iter_mut()
+                .map(|v| v.take().expect("every member came"))
+                .collect();
+            s.done = Some(self.combine(brought, finish));
+            s.generation += 1;
+            self.turn.notify_all();
+        } else {
+            s = self.wait(s, rank, generation);
+        }
+        match s.done.clone().expect("a finished meeting") {
+            Ok(r) => r
+                .downcast::<R>()
+                .unwrap_or_else(|_| unreachable!("one type a meeting")),
+            Err(msg) => panic!("{msg}"),
+        }
+    }
+
+    /// The result of a meeting every member came to: `finish` of their values, or the
+    /// message for members at different collectives.
+    fn combine<T: 'static, R: Send + Sync + 'static>(
+        &self,
+        brought: Vec<(String, Box<dyn Any + Send>)>,
+        finish: impl FnOnce(Vec<T>) -> R,
+    ) -> Result<Shared, String> {
+        if let Some(k) = brought.iter().position(|(w, _)| *w != brought[0].0) {
+            return Err(format!(
+                "devices disagree on the collective over axis {:?}: device 0 is at {}, \
+                 device {k} at {} (a collective inside control flow whose path differs \
+                 between devices?)",
+                self.axis, brought[0].0, brought[k].0
+            ));
+        }
+        let values = brought
+            .into_iter()
+            .map(|(_, v)| {
+                *v.downcast::<T>()
+                    .unwrap_or_else(|_| unreachable!("one type"))
+            })
+            .collect();
+        Ok(Arc::new(finish(values)))
+    }
+
+    /// Waits until the meeting `generation` finishes, another member fails, or the time
+    /// runs out.
+    fn wait<'a>(
+        &'a self,
+        mut s: MutexGuard<'a, Round>,
+        rank: usize,
+        generation: u64,
+    ) -> MutexGuard<'a, Round> {
+        let start = Instant::now();
+        let limit = crate::env::collective_timeout();
+        while s.generation == generation {
+            if let Some(f) = s.failed {
+                let what = s.slots[rank].take().map(|(w, _)| w).unwrap_or_default();
+                drop(s);
+                std::panic::panic_any(Echo(format!(
+                    "device {rank} left {what} over axis {:?}: device {f} failed",
+                    self.axis
+                )));
+            }
+            s = match limit {
+                None => self.turn.wait(s).unwrap_or_else(|e| e.into_inner()),
+                Some(limit) => {
+                    let left = limit.saturating_sub(start.elapsed());
+                    if left.is_zero() {
+                        let what = s.slots[rank].as_ref().map(|(w, _)| w.clone());
+                        let absent: Vec<usize> =
+                            (0..self.n).filter(|&k| s.slots[k].is_none()).collect();
+                        s.failed.get_or_insert(rank);
+                        self.turn.notify_all();
+                        drop(s);
+                        panic!(
+                            "OXLA_COLLECTIVE_TIMEOUT: device {rank} waited {:.1} s at {} over \
+                             axis {:?} for devices {absent:?}, which did not come",
+                            limit.as_secs_f64(),
+                            what.unwrap_or_default(),
+                            self.axis
+                        );
+                    }
+                    self.turn
+                        .wait_timeout(s, left)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+        s
+    }
+}

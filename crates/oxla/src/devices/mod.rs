@@ -1,0 +1,158 @@
+//! CPU devices: the machine split into `OXLA_NUM_DEVICES` devices (or
+//! [`set_num_devices`] before first use), each with its own thread pool and its share of
+//! the threads, as JAX's `--xla_force_host_platform_device_count`. The default is one
+//! device with every thread, so nothing changes for a program that maps nothing over
+//! devices.
+//!
+//! A mapped function over devices (`pmap`) runs its body once per device, each on its own
+//! pool; the members meet at every collective through a [`Group`] (`group.rs`), the
+//! in-process communicator.
+
+mod group;
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub(crate) use group::{member, Group};
+
+/// One CPU device: its own pool of threads.
+struct Device {
+    pool: rayon::ThreadPool,
+}
+
+/// The device count asked for by [`set_num_devices`], before the devices start.
+static ASKED: Mutex<Option<usize>> = Mutex::new(None);
+
+/// The devices, started on first use from [`set_num_devices`] or `OXLA_NUM_DEVICES`.
+fn devices() -> &'static [Device] {
+    static DEVICES: OnceLock<Vec<Device>> = OnceLock::new();
+    DEVICES.get_or_init(|| {
+        let asked = *ASKED.lock().unwrap_or_else(|e| e.into_inner());
+        let n = match asked {
+            Some(n) => n,
+            None => crate::env::num_devices().unwrap_or_else(|m| panic!("{m}")),
+        };
+        crate::env::init_threads();
+        let threads = rayon::current_num_threads().min(crate::env::cores()).max(n);
+        (0..n)
+            .map(|d| {
+                // The threads split as evenly as they go, the first devices taking the rest.
+                let mine = threads / n + usize::from(d < threads % n);
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(mine)
+                    .thread_name(move |t| format!("oxla-device-{d}-{t}"))
+                    .build()
+                    .unwrap_or_else(|e| panic!("oxla: cannot start device {d}'s threads: {e}"));
+                Device { pool }
+            })
+            .collect()
+    })
+}
+
+/// Splits the machine into `n` CPU devices, each with its own share of the threads, as
+/// `OXLA_NUM_DEVICES=n` does (JAX's `jax_num_cpu_devices`). Call it before the first use
+/// of the devices; the default is one device.
+///
+/// # Panics
+/// When `n` is 0, or when the devices have started with another count.
+#[track_caller]
+pub fn set_num_devices(n: usize) {
+    let at = std::panic::Location::caller();
+    assert!(
+        n > 0,
+        "set_num_devices: 0 devices cannot run anything\n  at {at}"
+    );
+    *ASKED.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
+    let have = devices().len();
+    assert!(
+        have == n,
+        "set_num_devices({n}): the devices started already, {have} of them; call it before \
+         their first use (or set OXLA_NUM_DEVICES)\n  at {at}"
+    );
+}
+
+/// The number of devices (JAX's `jax.device_count()`): this process's, as there is one
+/// process.
+pub fn device_count() -> usize {
+    devices().len()
+}
+
+/// The number of devices of this process (JAX's `jax.local_device_count()`).
+pub fn local_device_count() -> usize {
+    devices().len()
+}
+
+/// This process's index among the processes (JAX's `jax.process_index()`): 0.
+pub fn process_index() -> usize {
+    0
+}
+
+/// The number of processes (JAX's `jax.process_count()`): 1.
+pub fn process_count() -> usize {
+    1
+}
+
+/// Runs `f(d)` on devices `0..n` at once, each on its own pool, the members meeting at
+/// their collectives over `axis` through one [`Group`]; returns the results in device
+/// order. A panic on one device ends the group (the others' collectives return at once)
+/// and is raised again here.
+///
+/// One mapped call runs on the devices at a time: two calls' members sharing the devices'
+/// threads could each wait at a collective for a member the other holds up.
+///
+/// # Panics
+/// When `n` passes the device count, or inside another map over devices.
+pub(crate) fn run<R: Send>(axis: &str, n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    static BUSY: Mutex<()> = Mutex::new(());
+    let all = devices();
+    assert!(
+        n <= all.len(),
+        "{n} devices asked for, {} started",
+        all.len()
+    );
+    if let Some((outer, _)) = member() {
+        panic!(
+            "a map over devices (axis {axis:?}) inside another (axis {:?}): maps over devices \
+             do not nest; map the inner function with vmap",
+            outer.axis()
+        );
+    }
+    let _busy = BUSY.lock().unwrap_or_else(|e| e.into_inner());
+    let group = Arc::new(Group::new(axis, n));
+    let one = |d: usize| {
+        let group = group.clone();
+        all[d].pool.install(|| {
+            let _member = group.join(d);
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(d)));
+            if out.is_err() {
+                group.poison(d);
+            }
+            out
+        })
+    };
+    let results: Vec<std::thread::Result<R>> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..n).map(|d| s.spawn(move || one(d))).collect();
+        let mut results = vec![one(0)];
+        results.extend(others.into_iter().map(|h| h.join().unwrap_or_else(Err)));
+        results
+    });
+    // The first failure that is not another's echo, else the first.
+    let first = results
+        .iter()
+        .position(|r| r.as_ref().is_err_and(|e| !group::is_echo(&**e)))
+        .or_else(|| results.iter().position(|r| r.is_err()));
+    if let Some(k) = first {
+        let payload = results
+            .into_iter()
+            .nth(k)
+            .and_then(Result::err)
+            .expect("a failure");
+        match payload.downcast::<group::Echo>() {
+            Ok(echo) => panic!("{}", echo.0),
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|_| unreachable!("no failure")))
+        .collect()
+}

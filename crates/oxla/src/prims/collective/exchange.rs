@@ -1,0 +1,233 @@
+//! The collectives' kernels on devices: each member of a mapped call runs its collective
+//! with the others of its [`Group`](crate::devices::Group).
+//!
+//! The members exchange their operands without copying them (arrays share their
+//! buffers). A sum, maximum or minimum is computed once: each member combines its own
+//! range of elements of every operand, in member order, into one result buffer that every
+//! member then shares, so the result is the same, bit for bit, on every device. A gather
+//! has each member copy its operand into its place in one shared result; a `ppermute`
+//! hands over the sender's array itself.
+
+use std::sync::Mutex;
+
+use super::{Collective, CollectiveOp};
+use crate::array::{with_dtype, Array, Buffer};
+use crate::devices::{member, Group};
+use crate::prims::{reduce, shape, ReduceOp};
+
+/// The operands of every member, and the result buffer they fill together.
+struct Filling {
+    inputs: Vec<Array>,
+    out: Mutex<Option<Buffer>>,
+    /// The address of `out`'s bytes, which the members write through.
+    at: usize,
+}
+
+impl Filling {
+    /// Room for `bytes` bytes, every one of which the members write before the buffer is
+    /// read.
+    fn new(inputs: Vec<Array>, bytes: usize) -> Filling {
+        // SAFETY: every byte is written by one member (`fill_range`, `place`) before the
+        // buffer is handed out, after the second meeting.
+        let mut buf = unsafe { Buffer::uninit(bytes) };
+        let at = buf.as_mut_ptr() as usize;
+        Filling {
+            inputs,
+            out: Mutex::new(Some(buf)),
+            at,
+        }
+    }
+
+    /// The filled buffer as an array (taken once, by the last member to finish).
+    fn finish(&self, like: &Array, shape: &[usize]) -> Array {
+        let buf = self.out.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Array::from_buffer(like.dtype(), shape, buf.expect("taken once"))
+    }
+}
+
+/// Elements `lo..hi` of `n` split among the members, for member `rank`.
+fn part(n: usize, members: usize, rank: usize) -> (usize, usize) {
+    (n * rank / members, n * (rank + 1) / members)
+}
+
+impl Collective {
+    /// Runs a collective over a named axis as the calling member of its group.
+    ///
+    /// # Panics
+    /// Outside a mapped call over that axis.
+    pub(super) fn exchange(&self, x: Option<&Array>) -> Array {
+        let names = self.names();
+        let Some((group, rank)) = member().filter(|(g, _)| names.iter().all(|n| **n == *g.axis()))
+        else {
+            panic!(
+                "{} over axis {}: a collective has a value only inside a function mapped over \
+                 its axis (vmap(f).axis_name, pmap, shard_map)",
+                self.name(),
+                crate::prims::pyfmt::tuple(&self.axes)
+            )
+        };
+        let Some(x) = x else {
+            return Array::scalar(rank as i32);
+        };
+        let what = format!(
+            "{}[{}] of {}",
+            self.name(),
+            self.printed(),
+            crate::array::aval_of(x)
+        );
+        match &self.op {
+            CollectiveOp::Psum | CollectiveOp::Pmax | CollectiveOp::Pmin => {
+                let op = self.monoid().expect("a reduction");
+                let x = match self.positions() {
+                    p if p.is_empty() => x.clone(),
+                    p => reduce::reduce(op, x, &p),
+                };
+                all_reduce(&group, rank, what, op, &x)
+            }
+            CollectiveOp::AllGather { dimension, .. } => {
+                let out = self
+                    .rule(&[crate::array::aval_of(x)])
+                    .expect("checked when bound");
+                all_gather(&group, rank, what, x, *dimension, &out[0].shape)
+            }
+            CollectiveOp::ReduceScatter {
+                scatter_dimension,
+                tiled,
+                ..
+            } => {
+                let xs = group.meet(rank, what, x.clone(), |xs| xs);
+                let n = xs.len();
+                let mine = |a: &Array| {
+                    let mut start = vec![0; a.ndim()];
+                    let mut limit = a.shape().to_vec();
+                    let block = limit[*scatter_dimension] / n;
+                    (start[*scatter_dimension], limit[*scatter_dimension]) =
+                        (rank * block, (rank + 1) * block);
+                    shape::slice(a, &start, &limit, None)
+                };
+                let parts: Vec<Array> = xs.iter().map(mine).collect();
+                let sum = fold_all(ReduceOp::Sum, &parts);
+                if *tiled {
+                    sum
+                } else {
+                    let mut s = sum.shape().to_vec();
+                    s.remove(*scatter_dimension);
+                    sum.reshaped(&s)
+                }
+            }
+            CollectiveOp::Ppermute { perm, .. } => {
+                let xs = group.meet(rank, what, x.clone(), |xs| xs);
+                match perm.iter().find(|p| p.1 == rank) {
+                    Some(&(src, _)) => xs[src].clone(),
+                    None => Array::zeros(x.dtype(), x.shape()),
+                }
+            }
+            CollectiveOp::AllToAll {
+                split_axis,
+                concat_axis,
+                ..
+            } => {
+                let xs = group.meet(rank, what, x.clone(), |xs| xs);
+                let blocks: Vec<Array> = xs
+                    .iter()
+                    .map(|a| {
+                        let mut start = vec![0; a.ndim()];
+                        let mut limit = a.shape().to_vec();
+                        let block = limit[*split_axis] / xs.len();
+                        (start[*split_axis], limit[*split_axis]) =
+                            (rank * block, (rank + 1) * block);
+                        shape::slice(a, &start, &limit, None)
+                    })
+                    .collect();
+                shape::concatenate(&blocks, *concat_axis)
+            }
+            CollectiveOp::AxisIndex => unreachable!("has no operand"),
+        }
+    }
+
+    /// The parameters as a jaxpr prints them, to tell collectives apart.
+    fn printed(&self) -> String {
+        let p: Vec<String> = self
+            .params()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        p.join(" ")
+    }
+}
+
+/// `op` of every member's `x`, the same on every member: each member combines its range
+/// of elements into the one result.
+fn all_reduce(group: &Group, rank: usize, what: String, op: ReduceOp, x: &Array) -> Array {
+    let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
+        let bytes = xs[0].nbytes();
+        Filling::new(xs, bytes)
+    });
+    let (lo, hi) = part(x.size(), group.size(), rank);
+    fill_range(op, &filling, lo, hi);
+    let done = group.meet(rank, format!("{what} (combined)"), (), |_| {
+        filling.finish(x, x.shape())
+    });
+    (*done).clone()
+}
+
+/// Elements `lo..hi` of `op` over the members' operands, written into the result.
+fn fill_range(op: ReduceOp, filling: &Filling, lo: usize, hi: usize) {
+    let inputs = &filling.inputs;
+    with_dtype!(inputs[0].dtype(), T, {
+        crate::prims::with_monoid!(op, T, |_id, f| {
+            // SAFETY: `at` is the start of a live buffer of `inputs[0].size()` elements of
+            // `T` (taken only after every member has met again), and the members' ranges
+            // `lo..hi` do not overlap, so this is the only reference to these elements.
+            let out =
+                unsafe { std::slice::from_raw_parts_mut((filling.at as *mut T).add(lo), hi - lo) };
+            out.copy_from_slice(&inputs[0].as_slice::<T>()[lo..hi]);
+            for a in &inputs[1..] {
+                for (o, &v) in out.iter_mut().zip(&a.as_slice::<T>()[lo..hi]) {
+                    *o = f(*o, v);
+                }
+            }
+        })
+    })
+}
+
+/// `op` of `parts`, elementwise, in order.
+fn fold_all(op: ReduceOp, parts: &[Array]) -> Array {
+    let filling = Filling::new(parts.to_vec(), parts[0].nbytes());
+    fill_range(op, &filling, 0, parts[0].size());
+    filling.finish(&parts[0], parts[0].shape())
+}
+
+/// Every member's `x` placed along `dimension` of one shared result of `shape` (stacked, or
+/// concatenated when tiled: either way the result is `[outer, members, inner]` with
+/// `outer` the dimensions before `dimension` and `inner` the operand's from there).
+fn all_gather(
+    group: &Group,
+    rank: usize,
+    what: String,
+    x: &Array,
+    dimension: usize,
+    shape: &[usize],
+) -> Array {
+    let n = group.size();
+    let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
+        let bytes = xs[0].nbytes() * n;
+        Filling::new(xs, bytes)
+    });
+    let outer: usize = x.shape()[..dimension].iter().product();
+    let inner = x.nbytes() / outer.max(1);
+    let src = x.as_bytes();
+    for o in 0..outer {
+        // SAFETY: the result holds `outer * n * inner` bytes and stays alive until every
+        // member has met again; member `rank` alone writes the runs `(o * n + rank) * inner`,
+        // of `inner` bytes each, so no two writes overlap.
+        unsafe {
+            let dst = (filling.at as *mut u8).add((o * n + rank) * inner);
+            std::ptr::copy_nonoverlapping(src[o * inner..].as_ptr(), dst, inner);
+        }
+    }
+    let done = group.meet(rank, format!("{what} (gathered)"), (), |_| {
+        filling.finish(x, shape)
+    });
+    (*done).clone()
+}
