@@ -266,10 +266,20 @@ impl<F> ShardMap<F> {
             let body = |blocks: A| {
                 let out = (self.f)(blocks);
                 let def = out.def();
-                for s in self.out_specs.per_leaf(&def, "shard_map", "out_specs", at) {
+                let specs = self.out_specs.per_leaf(&def, "shard_map", "out_specs", at);
+                for (k, (s, t)) in specs.into_iter().zip(out.leaves()).enumerate() {
                     out_specs.push(match s {
                         None => OutSpec::Invariant,
-                        Some(d) => OutSpec::Concat(d.max(0) as usize),
+                        Some(d) => {
+                            let r = t.ndim() as isize;
+                            if d < -r || d >= r {
+                                panic!(
+                                    "shard_map: out_specs {d} is out of range for result leaf \
+                                     {k} of rank {r}\n  at {at}"
+                                );
+                            }
+                            OutSpec::Concat(d.rem_euclid(r) as usize)
+                        }
                     });
                 }
                 out_def = Some(def);

@@ -65,6 +65,12 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     /// which mapped axes its collectives name.
     fn bodies(&self) -> Vec<&ClosedJaxpr>;
 
+    /// The mapped axis the primitive binds for its bodies (a map over devices), which
+    /// shadows an enclosing axis of the same name.
+    fn binds_axis(&self) -> Option<&str> {
+        None
+    }
+
     /// The chunk plan, for a chunked map staged at `source`.
     fn chunk_plan(&self, _source: &'static Location<'static>) -> Option<ChunkPlan> {
         None

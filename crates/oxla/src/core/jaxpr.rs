@@ -105,6 +105,11 @@ impl Jaxpr {
         self.eqns.iter().any(|e| e.prim.names_axis(name))
     }
 
+    /// Whether an equation is a collective over a named axis, or holds one.
+    pub(crate) fn names_any_axis(&self) -> bool {
+        self.eqns.iter().any(|e| e.prim.names_any_axis())
+    }
+
     /// Avals of the outputs.
     pub fn out_avals(&self) -> Vec<Aval> {
         self.outvars.iter().map(Atom::aval).collect()

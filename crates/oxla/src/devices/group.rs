@@ -5,9 +5,10 @@
 //! with the same combined result.
 //!
 //! No member waits for ever: a member that fails (a panic in its body) ends the group, and
-//! the others leave their collective with an error naming it; members at different
-//! collectives get an error naming both; and `OXLA_COLLECTIVE_TIMEOUT` bounds a wait,
-//! naming the members that did not come.
+//! the others leave their collective with an error naming it; a member that finishes while
+//! others wait at a collective it never reached (its path through control flow differed)
+//! makes them fail naming it; members at different collectives get an error naming both;
+//! and `OXLA_COLLECTIVE_TIMEOUT` bounds a wait, naming the members that did not come.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -34,6 +35,8 @@ struct Round {
     done: Option<Result<Shared, String>>,
     /// A member that failed, ending the group.
     failed: Option<usize>,
+    /// The members that finished their body.
+    finished: Vec<bool>,
 }
 
 /// The panic of a member that leaves because another failed: the other's panic is the
@@ -76,6 +79,7 @@ impl Group {
                 slots: (0..n).map(|_| None).collect(),
                 done: None,
                 failed: None,
+                finished: vec![false; n],
             }),
             turn: Condvar::new(),
         }
@@ -100,6 +104,13 @@ impl Group {
     pub(super) fn poison(&self, rank: usize) {
         let mut s = self.lock();
         s.failed.get_or_insert(rank);
+        self.turn.notify_all();
+    }
+
+    /// Member `rank` finished its body: whoever waits for it at a collective never gets it.
+    pub(super) fn finish(&self, rank: usize) {
+        let mut s = self.lock();
+        s.finished[rank] = true;
         self.turn.notify_all();
     }
 
@@ -191,6 +202,18 @@ impl Group {
                     "device {rank} left {what} over axis {:?}: device {f} failed",
                     self.axis
                 )));
+            }
+            if let Some(k) = (0..self.n).find(|&k| s.finished[k] && s.slots[k].is_none()) {
+                let what = s.slots[rank].take().map(|(w, _)| w).unwrap_or_default();
+                s.failed.get_or_insert(rank);
+                self.turn.notify_all();
+                drop(s);
+                panic!(
+                    "device {rank} waits at {what} over axis {:?}, but device {k} finished \
+                     without reaching it (a collective inside control flow whose path differs \
+                     between devices?)",
+                    self.axis
+                );
             }
             s = match limit {
                 None => self.turn.wait(s).unwrap_or_else(|e| e.into_inner()),

@@ -5,7 +5,7 @@
 //! devices.
 //!
 //! A mapped function over devices (`pmap`) runs its body once per device, each on its own
-//! pool; the members meet at every collective through a [`Group`] (`group.rs`), the
+//! pool; the members meet at every collective through a `Group` (`group.rs`), the
 //! in-process communicator.
 
 mod group;
@@ -123,17 +123,22 @@ pub(crate) fn run<R: Send>(axis: &str, n: usize, f: impl Fn(usize) -> R + Sync) 
         all[d].pool.install(|| {
             let _member = group.join(d);
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(d)));
-            if out.is_err() {
-                group.poison(d);
+            match out {
+                Ok(_) => group.finish(d),
+                Err(_) => group.poison(d),
             }
             out
         })
     };
+    // Every device from a thread of its own: the caller only waits (a rayon worker of
+    // another pool waiting inside `install` could take up other work, such as another
+    // map over the devices, while it holds them).
     let results: Vec<std::thread::Result<R>> = std::thread::scope(|s| {
-        let others: Vec<_> = (1..n).map(|d| s.spawn(move || one(d))).collect();
-        let mut results = vec![one(0)];
-        results.extend(others.into_iter().map(|h| h.join().unwrap_or_else(Err)));
-        results
+        let members: Vec<_> = (0..n).map(|d| s.spawn(move || one(d))).collect();
+        members
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(Err))
+            .collect()
     });
     // The first failure that is not another's echo, else the first.
     let first = results

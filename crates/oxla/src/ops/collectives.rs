@@ -311,5 +311,11 @@ pub fn pbroadcast(x: &Tensor, axis_name: &str, source: usize) -> Tensor {
     let here = super::eq(&axis_index(axis_name), &Tensor::scalar(source as i32));
     let here = super::broadcast_in_dim(&here, x.shape(), &[]);
     let zero = super::broadcast_in_dim(&scalar(0.0, x.dtype()), x.shape(), &[]);
-    psum(&super::select_n(&here, &[zero, x.clone()]), axis_name)
+    let sum = psum(&super::select_n(&here, &[zero, x.clone()]), axis_name);
+    // A bool's sum is an int32 (of one nonzero member): back to bool, as JAX keeps it.
+    if sum.dtype() == x.dtype() {
+        sum
+    } else {
+        super::convert_element_type(&sum, x.dtype())
+    }
 }

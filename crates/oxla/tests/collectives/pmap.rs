@@ -192,3 +192,49 @@ fn a_failing_device_fails_the_call_without_hanging() {
         "the echo was reported instead of the failure: {msg}"
     );
 }
+
+#[test]
+fn a_device_that_skips_a_collective_fails_the_call_without_hanging() {
+    devices();
+    // Device 0 loops once, device 1 twice: at its second pmean, device 1 waits for a
+    // device that has finished.
+    let x = jnp::zeros(&[2]);
+    let msg = panics::message(|| {
+        let _: T = pmap(|v: T| {
+            lax::while_loop(
+                |c: T| c.lt(lax::axis_index("i").astype(c.dtype()) + 1.0),
+                |c: T| &c + lax::pmean(&jnp::ones(&[]), "i"),
+                v,
+            )
+        })
+        .axis_name("i")
+        .call(x.clone());
+    });
+    assert!(
+        msg.contains("device 1 waits at") && msg.contains("device 0 finished without reaching it"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_pmap_s_axis_shadows_an_enclosing_vmap_s() {
+    devices();
+    let x = random::normal(&random::key(5), &[2, 3, 4]);
+    let inner = pmap(|v: T| lax::psum(&v, "i")).axis_name("i");
+    let got: T = vmap(inner.as_fn()).axis_name("i").call(x.clone());
+    let want = jnp::broadcast_to(x.sum(1).index((.., None, ..)), &[2, 3, 4]);
+    close(&got, &want, 1e-6, "vmap(pmap) with one name").unwrap();
+}
+
+#[test]
+fn a_loop_of_constants_holding_a_collective_is_not_folded() {
+    devices();
+    let x = jnp::arange(2.0);
+    let got: T = pmap(|v: T| {
+        let c = lax::fori_loop(0, 2, |(_, c): (T, T)| lax::psum(&c, "i"), jnp::ones(&[]));
+        &v * c
+    })
+    .axis_name("i")
+    .call(x);
+    assert_eq!(got.to_vec::<f32>(), vec![0.0, 4.0]);
+}

@@ -13,9 +13,9 @@ impl Pass {
     /// Computes equations of known operands and small results at compile time.
     pub(super) fn fold(&mut self, e: &Eqn) -> bool {
         let size: usize = e.outputs.iter().map(|o| o.aval.size()).sum();
-        // A collective over a named axis has a value only on the members of that axis.
-        let named = matches!(&e.prim, Prim::Collective(c) if !c.names().is_empty());
-        if size > FOLD_LIMIT || named {
+        // A collective over a named axis (or a loop holding one) has a value only on the
+        // members of that axis.
+        if size > FOLD_LIMIT || e.prim.names_any_axis() {
             return false;
         }
         let Some(vals) = e

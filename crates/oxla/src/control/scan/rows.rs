@@ -99,7 +99,8 @@ pub(super) fn layout(j: &Jaxpr, num_carry: usize, num_xs: usize) -> Option<Layou
     let empty = (j.invars.iter().map(|v| v.aval.size()))
         .chain(j.out_avals().iter().map(Aval::size))
         .any(|n| n == 0);
-    if j.has_effects() || empty {
+    // A collective runs on its member's thread alone.
+    if j.has_effects() || j.names_any_axis() || empty {
         return None;
     }
     let rows = *j.invars[..num_carry]

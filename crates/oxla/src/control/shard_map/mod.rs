@@ -185,8 +185,10 @@ impl ControlFlow for ShardMapSpec {
     /// Runs the body on every device at once and joins the results.
     fn eval(&self, ins: &[Array]) -> Vec<Array> {
         let exe = self.compiled();
+        // Lines the body prints go where the caller's go.
+        let sink = crate::core::callback::current_sink();
         let outs = crate::devices::run(&self.axis_name, self.size, |d| {
-            exe.run_arrays(self.blocks(ins, d))
+            crate::core::callback::with_sink(sink.clone(), || exe.run_arrays(self.blocks(ins, d)))
         });
         (0..self.out_specs.len())
             .map(|k| {
@@ -215,6 +217,10 @@ impl ControlFlow for ShardMapSpec {
 
     fn bodies(&self) -> Vec<&ClosedJaxpr> {
         vec![&self.body]
+    }
+
+    fn binds_axis(&self) -> Option<&str> {
+        Some(&self.axis_name)
     }
 
     /// Every device's working memory: the body's planned peak beyond its blocks, once per

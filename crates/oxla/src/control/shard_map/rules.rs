@@ -45,6 +45,8 @@ pub(super) fn batch(
     n: usize,
     name: Option<&str>,
 ) -> (Vec<Tensor>, Vec<Option<usize>>) {
+    // Inside the map, its own axis shadows an enclosing one of the same name.
+    let name = name.filter(|n| **n != *spec.axis_name);
     let moved: Vec<Tensor> = args
         .iter()
         .zip(dims)

@@ -158,7 +158,21 @@ impl Prim {
     pub(crate) fn names_axis(&self, name: &str) -> bool {
         match self {
             Prim::Collective(c) => c.names_axis(name),
-            Prim::Control(c) => c.bodies().iter().any(|b| b.jaxpr.names_axis(name)),
+            // A map over devices binds its own axis: inside it, the name is that map's.
+            Prim::Control(c) => {
+                c.binds_axis() != Some(name) && c.bodies().iter().any(|b| b.jaxpr.names_axis(name))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the primitive, or an equation of a body it holds, is a collective over a
+    /// named axis: it has a value only on the members of that axis, so the compiler never
+    /// computes it ahead (constant folding) nor on other threads (a scan in bands).
+    pub(crate) fn names_any_axis(&self) -> bool {
+        match self {
+            Prim::Collective(c) => !c.names().is_empty(),
+            Prim::Control(c) => c.bodies().iter().any(|b| b.jaxpr.names_any_axis()),
             _ => false,
         }
     }

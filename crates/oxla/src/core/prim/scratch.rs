@@ -58,9 +58,7 @@ impl Prim {
             Prim::Linalg(op) => decomp::scratch_bytes(*op, inputs),
             Prim::Fft { fft_lengths, .. } => fft::scratch_bytes(fft_lengths, inputs),
             // A sum, maximum or minimum over positions runs as the reduction.
-            Prim::Collective(c) => c
-                .monoid()
-                .map_or(0, |_| reduce::permuted_bytes(&inputs[0], &c.positions())),
+            Prim::Collective(c) => c.scratch_bytes(inputs),
         }
     }
 }

@@ -309,6 +309,23 @@ impl Collective {
         }
     }
 
+    /// The bytes the kernel holds beyond its operand and result: a reduction's permuted
+    /// operand; on devices, the slices `reduce_scatter` sums and the blocks `all_to_all`
+    /// joins.
+    pub(crate) fn scratch_bytes(&self, inputs: &[Aval]) -> usize {
+        match self.op {
+            CollectiveOp::Psum | CollectiveOp::Pmax | CollectiveOp::Pmin => {
+                reduce::permuted_bytes(&inputs[0], &self.positions())
+            }
+            CollectiveOp::ReduceScatter { .. } | CollectiveOp::AllToAll { .. } => {
+                inputs[0].nbytes()
+            }
+            CollectiveOp::AllGather { .. }
+            | CollectiveOp::Ppermute { .. }
+            | CollectiveOp::AxisIndex => 0,
+        }
+    }
+
     /// The eager kernel. A sum, maximum or minimum over positions alone is the reduction;
     /// a collective over a named axis runs with the other members of the mapped call over
     /// devices the calling thread belongs to (`exchange.rs`), and has no value elsewhere.
