@@ -238,3 +238,20 @@ fn a_loop_of_constants_holding_a_collective_is_not_folded() {
     .call(x);
     assert_eq!(got.to_vec::<f32>(), vec![0.0, 4.0]);
 }
+
+#[test]
+fn chunked_maps_and_budgets_inside_each_device() {
+    devices();
+    let x = random::normal(&random::key(6), &[2, 6, 3]);
+    let f = |v: T| jnp::sum(&(&v * &v), None) + lax::psum(&v.sum(None), "i");
+    let want: T = vmap(vmap(f).axis_name("j").as_fn())
+        .axis_name("i")
+        .call(x.clone());
+    let chunked: T = pmap(vmap(f).chunk_size(4).as_fn())
+        .axis_name("i")
+        .call(x.clone());
+    close(&chunked, &want, 1e-5, "pmap(vmap.chunk_size)").unwrap();
+    let budget = |b: T| -> T { vmap(f).memory_budget(1 << 20).call(b).expect("fits") };
+    let budgeted: T = pmap(budget).axis_name("i").call(x);
+    close(&budgeted, &want, 1e-5, "pmap(vmap.memory_budget)").unwrap();
+}
