@@ -1,5 +1,7 @@
 //! Seed 000's third answer as its author wrote it: the image blocks spread over devices
-//! with `pmap`, the images padded to a multiple of the device count and reshaped by hand.
+//! with `pmap`, the images padded to a multiple of the device count and reshaped by hand;
+//! then the oxla way, `vmap(..).devices(d)`, which splits any number of images over the
+//! devices in blocks as even as they can be, with no padding and no reshapes.
 //!
 //! ```text
 //! OXLA_NUM_DEVICES=2 cargo run --release --example pmap_affinity -- --n 2000
@@ -56,6 +58,14 @@ fn compute_affinities_multi_device(imgs: &Tensor, block_size: usize) -> Tensor {
         .index(..n as isize)
 }
 
+/// The oxla way: the same affinities, the images split over the devices by `vmap` itself.
+fn compute_affinities_on_devices(imgs: &Tensor) -> Tensor {
+    let all = imgs.clone();
+    vmap(move |x: Tensor| vmap(|y: Tensor| compute_affinity(&x, &y)).call(all.clone()))
+        .devices(oxla::local_device_count())
+        .call(imgs.clone())
+}
+
 /// Seed 000's pmap program on `OXLA_NUM_DEVICES` devices, beside the one-device `vmap`.
 #[derive(Parser)]
 struct Args {
@@ -97,15 +107,23 @@ fn main() {
     let block_size = cli.block_size;
     let multi = jit(move |imgs: Tensor| compute_affinities_multi_device(&imgs, block_size));
     let (spread, t_devices) = time(cli.repeat, || multi.call(imgs.clone()).expect("fits"));
+    let split = jit(|imgs: Tensor| compute_affinities_on_devices(&imgs));
+    let (oxla_way, t_split) = time(cli.repeat, || split.call(imgs.clone()).expect("fits"));
     let one_device = jit(|imgs: Tensor| block_vs_all_affinity(imgs.clone(), &imgs));
     let (whole, t_vmap) = time(cli.repeat, || one_device.call(imgs.clone()).expect("fits"));
     let same = spread.to_vec::<f32>() == whole.to_vec::<f32>();
+    let same_split = oxla_way.to_vec::<f32>() == whole.to_vec::<f32>();
     println!(
-        "pmap over devices: {:.3} s; vmap on one device: {:.3} s; results identical: {same}; \
-         peak RSS {} MiB",
+        "pmap over devices (padded): {:.3} s; vmap(..).devices (no padding): {:.3} s; vmap on \
+         one device: {:.3} s; results identical: {same}, {same_split}; peak RSS {} MiB",
         t_devices.as_secs_f64(),
+        t_split.as_secs_f64(),
         t_vmap.as_secs_f64(),
         peak_rss_mib()
     );
     assert!(same, "the devices' affinities differ from one device's");
+    assert!(
+        same_split,
+        "vmap(..).devices's affinities differ from one device's"
+    );
 }

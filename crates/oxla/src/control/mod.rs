@@ -11,12 +11,14 @@ pub(crate) mod cond;
 pub(crate) mod pmap;
 pub(crate) mod scan;
 pub(crate) mod shard_map;
+pub(crate) mod vmap_devices;
 pub(crate) mod while_loop;
 
 pub use cond::{cond, switch, CondSpec};
 pub use pmap::{pmap, shard_map, Pmap, ShardMap};
 pub use scan::{fori_loop, scan, scan_reverse, Scan, ScanSpec};
 pub use shard_map::{OutSpec, ShardMapSpec};
+pub use vmap_devices::OnDevices;
 pub use while_loop::{while_loop, WhileSpec};
 
 use std::panic::Location;

@@ -121,7 +121,7 @@ impl<F> Pmap<F> {
             let avals: Vec<Aval> = leaves
                 .iter()
                 .zip(&axes)
-                .map(|(t, a)| block_aval(&t.aval(), *a, n))
+                .map(|(t, a)| block_aval(&t.aval(), *a, 1, n))
                 .collect();
             let mut out_def = None;
             let mut out_specs = Vec::new();
@@ -157,7 +157,14 @@ impl<F> Pmap<F> {
                     .collect::<Vec<Tensor>>()
             };
             let (cj, _) = with_axis(self.axis_name, n, || trace_avals(body, &args, &avals));
-            let outs = stage(self.axis_name, n, &leaves, axes, cj, out_specs);
+            let outs = stage(
+                self.axis_name,
+                &vec![1; n],
+                &leaves,
+                axes,
+                vec![cj],
+                out_specs,
+            );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")
         })
@@ -259,7 +266,7 @@ impl<F> ShardMap<F> {
             let avals: Vec<Aval> = leaves
                 .iter()
                 .zip(&dims)
-                .map(|(t, a)| block_aval(&t.aval(), *a, n))
+                .map(|(t, a)| block_aval(&t.aval(), *a, 1, n))
                 .collect();
             let mut out_def = None;
             let mut out_specs = Vec::new();
@@ -286,7 +293,14 @@ impl<F> ShardMap<F> {
                 out.leaves()
             };
             let (cj, _) = with_axis(self.axis_name, n, || trace_avals(body, &args, &avals));
-            let outs = stage(self.axis_name, n, &leaves, dims, cj, out_specs);
+            let outs = stage(
+                self.axis_name,
+                &vec![1; n],
+                &leaves,
+                dims,
+                vec![cj],
+                out_specs,
+            );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")
         })

@@ -7,9 +7,13 @@ use std::cell::RefCell;
 use std::panic::Location;
 use std::sync::Arc;
 
+/// A bound axis: its name, its size and, for an axis split over devices in uneven blocks
+/// (`vmap(f).devices`), the examples each device holds.
+type Bound = (Arc<str>, usize, Option<Arc<[usize]>>);
+
 thread_local! {
     /// The bound axes, innermost last.
-    static AXES: RefCell<Vec<(Arc<str>, usize)>> = const { RefCell::new(Vec::new()) };
+    static AXES: RefCell<Vec<Bound>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` with the named axes `axes` (name and size, outermost first) bound, as
@@ -26,16 +30,35 @@ thread_local! {
 ///   in (b,) }");
 /// ```
 pub fn axis_env<R>(axes: &[(&str, usize)], f: impl FnOnce() -> R) -> R {
-    let bound: Vec<(Arc<str>, usize)> = axes.iter().map(|&(n, s)| (Arc::from(n), s)).collect();
+    let bound: Vec<Bound> = axes.iter().map(|&(n, s)| (Arc::from(n), s, None)).collect();
     with_axes(bound, f)
 }
 
 /// Runs `f` with the axis `name` of `size` bound innermost.
 pub(crate) fn with_axis<R>(name: &str, size: usize, f: impl FnOnce() -> R) -> R {
-    with_axes(vec![(Arc::from(name), size)], f)
+    with_axes(vec![(Arc::from(name), size, None)], f)
 }
 
-fn with_axes<R>(axes: Vec<(Arc<str>, usize)>, f: impl FnOnce() -> R) -> R {
+/// Runs `f` with the axis `name` bound innermost as split over devices: `rows[d]` of its
+/// examples are on device `d`, and the trace is one device's. Batching over `name` then
+/// completes each collective over it with one across the devices.
+pub(crate) fn with_split_axis<R>(name: &str, rows: &[usize], f: impl FnOnce() -> R) -> R {
+    let size = rows.iter().sum();
+    with_axes(vec![(Arc::from(name), size, Some(Arc::from(rows)))], f)
+}
+
+/// How the innermost binding of `name` is split over devices, if it is.
+pub(crate) fn split_rows(name: &str) -> Option<Arc<[usize]>> {
+    AXES.with(|a| {
+        a.borrow()
+            .iter()
+            .rev()
+            .find(|(n, ..)| &**n == name)
+            .and_then(|(.., rows)| rows.clone())
+    })
+}
+
+fn with_axes<R>(axes: Vec<Bound>, f: impl FnOnce() -> R) -> R {
     struct Unbind(usize);
     impl Drop for Unbind {
         fn drop(&mut self) {
@@ -58,10 +81,13 @@ fn with_axes<R>(axes: Vec<(Arc<str>, usize)>, f: impl FnOnce() -> R) -> R {
 pub(crate) fn axis_size(name: &str, what: &str, at: &'static Location<'static>) -> usize {
     AXES.with(|a| {
         let a = a.borrow();
-        if let Some((_, size)) = a.iter().rev().find(|(n, _)| &**n == name) {
+        if let Some((_, size, _)) = a.iter().rev().find(|(n, ..)| &**n == name) {
             return *size;
         }
-        let bound: Vec<String> = a.iter().map(|(n, s)| format!("{n:?} (size {s})")).collect();
+        let bound: Vec<String> = a
+            .iter()
+            .map(|(n, s, _)| format!("{n:?} (size {s})"))
+            .collect();
         let bound = if bound.is_empty() {
             "no axis is bound".to_string()
         } else {

@@ -157,6 +157,7 @@ pub fn all_gather(x: &Tensor, axis_name: &str, axis: usize, tiled: bool) -> Tens
             dimension: axis,
             axis_size,
             tiled,
+            sizes: None,
         }
     })
 }

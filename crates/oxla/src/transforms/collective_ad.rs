@@ -52,6 +52,25 @@ fn widen(c: &Collective, y: &Tensor, x: &Tensor) -> Tensor {
     lax::broadcast_in_dim(y, x.shape(), &kept)
 }
 
+/// This member's block (`len` long) of `y` along `dimension`, the members' blocks `sizes`
+/// long in member order: the transpose of an all_gather of uneven blocks, after its `psum`.
+fn own_block(c: &Collective, y: &Tensor, sizes: &[usize], dimension: usize, len: usize) -> Tensor {
+    let starts: Vec<i32> = sizes
+        .iter()
+        .scan(0, |at, &s| {
+            *at += s;
+            Some((*at - s) as i32)
+        })
+        .collect();
+    let index = Collective {
+        op: CollectiveOp::AxisIndex,
+        axes: c.axes.clone(),
+    };
+    let me = bind(Prim::Collective(index), &[], current_line()).remove(0);
+    let start = crate::numpy::take(Tensor::from_vec(starts, &[sizes.len()]), me, 0, None);
+    lax::dynamic_slice_in_dim(y, &start, len, dimension)
+}
+
 /// Where `x` holds the extremum `y` of a `pmax`/`pmin`, as ones and zeros of `x`'s dtype.
 fn hits(c: &Collective, x: &Tensor, y: &Tensor) -> Tensor {
     lax::convert_element_type(&lax::eq(x, &widen(c, y, x)), x.dtype())
@@ -115,8 +134,20 @@ pub(crate) fn vjp(
         }
         CollectiveOp::AllGather {
             dimension,
+            sizes: Some(sizes),
+            ..
+        } => own_block(
+            c,
+            &psum_over(named(), &ct),
+            sizes,
+            *dimension,
+            x.shape()[*dimension],
+        ),
+        CollectiveOp::AllGather {
+            dimension,
             axis_size,
             tiled,
+            sizes: None,
         } => apply(
             &with_op(
                 c,
@@ -139,6 +170,7 @@ pub(crate) fn vjp(
                     dimension: *scatter_dimension,
                     axis_size: *axis_size,
                     tiled: *tiled,
+                    sizes: None,
                 },
             ),
             &ct,

@@ -17,6 +17,7 @@ mod linalg_rules;
 mod scatter_ad;
 mod vjp_rules;
 pub(crate) mod vmap;
+mod vmap_chunks;
 
 pub use ad::{
     grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp, Argnums, First, Grad, Hessian,

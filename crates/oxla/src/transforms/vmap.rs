@@ -24,10 +24,26 @@ pub struct Vmap<F, B = ()> {
     in_axes: AxisTree,
     out_axes: AxisTree,
     axis_size: Option<usize>,
-    chunk: Option<usize>,
-    budget: B,
-    progress: bool,
-    axis_name: Option<&'static str>,
+    pub(crate) chunk: Option<usize>,
+    pub(crate) budget: B,
+    pub(crate) progress: bool,
+    pub(crate) axis_name: Option<&'static str>,
+}
+
+/// A vmapped function traced for one example: what [`Vmap::traced`] returns.
+pub(crate) struct Traced<O> {
+    /// The arguments' leaves.
+    pub(crate) leaves: Vec<Tensor>,
+    /// Each leaf's mapped axis.
+    pub(crate) axes: Vec<Option<usize>>,
+    /// The mapped size.
+    pub(crate) n: usize,
+    /// `f` for one example.
+    pub(crate) cj: ClosedJaxpr,
+    /// `f`'s result, whose structure the results take.
+    pub(crate) out: O,
+    /// Where each result leaf's mapped axis goes.
+    pub(crate) out_axes: Vec<Option<isize>>,
 }
 
 /// A [`Vmap`]'s memory budget in bytes; see [`Vmap::memory_budget`].
@@ -104,7 +120,7 @@ impl<F, B> Vmap<F, B> {
     }
 
     /// `vmap`, with its axis name if it has one: how the errors name this transform.
-    fn what(&self) -> String {
+    pub(crate) fn what(&self) -> String {
         self.axis_name
             .map_or("vmap".to_string(), |n| format!("vmap (axis_name {n:?})"))
     }
@@ -199,27 +215,14 @@ impl<F, B> Vmap<F, B> {
         // What the transform itself binds is recorded at the user's line (the traced
         // function keeps its own lines).
         with_line(at, || {
-            let leaves = args.leaves();
-            let axes = self
-                .in_axes
-                .leaf_axes(&args.def(), &leaves, &self.what(), at);
-            let n = self.size(&leaves, &axes, at);
-            let in_avals: Vec<Aval> = leaves
-                .iter()
-                .zip(&axes)
-                .map(|(t, a)| {
-                    let mut shape = t.shape().to_vec();
-                    if let Some(a) = a {
-                        shape.remove(*a);
-                    }
-                    Aval::new(t.dtype(), &shape)
-                })
-                .collect();
-            let (cj, out) = match self.axis_name {
-                Some(name) => with_axis(name, n, || trace_avals(&self.f, &args, &in_avals)),
-                None => trace_avals(&self.f, &args, &in_avals),
-            };
-            let out_axes = self.out_axes.per_leaf(&out.def(), "vmap", "out_axes", at);
+            let Traced {
+                leaves,
+                axes,
+                n,
+                cj,
+                out,
+                out_axes,
+            } = self.traced(&args, at);
             if self.chunk.is_some() || budget.is_some() {
                 self.refuse_chunked_collective(&cj, at);
                 let results = self.chunked(&cj, &leaves, &axes, n, &out_axes, budget, at)?;
@@ -244,82 +247,45 @@ impl<F, B> Vmap<F, B> {
         })
     }
 
-    /// Panics, naming the collective's line and the user's call `at`, when `cj` holds a
-    /// collective over this vmap's axis: a chunk does not hold the whole axis it needs.
-    fn refuse_chunked_collective(&self, cj: &ClosedJaxpr, at: &'static Location<'static>) {
-        let Some(name) = self.axis_name else { return };
-        if let Some(e) = cj.jaxpr.eqns.iter().find(|e| e.prim.names_axis(name)) {
-            panic!(
-                "{}: chunk_size and memory_budget run the axis a chunk at a time, but {} \
-                 (at {}) is a collective over {name:?} and needs the whole axis; drop the \
-                 chunking, or move the collective out of the chunked function\n  at {at}",
-                self.what(),
-                e.prim.name(),
-                e.source
-            );
-        }
-    }
-
-    /// The batched `cj` run over chunks of the mapped axis, moved first; results placed at
-    /// `out_axes`. `at` is the user's call, named by the checks made while the body traces.
-    #[allow(clippy::too_many_arguments)]
-    fn chunked(
+    /// `f` traced for one example of `args` (with this vmap's axis name bound to the mapped
+    /// size), with the arguments' leaves, their mapped axes and the size.
+    pub(crate) fn traced<A: Tree, O: Tree>(
         &self,
-        cj: &ClosedJaxpr,
-        leaves: &[Tensor],
-        axes: &[Option<usize>],
-        n: usize,
-        out_axes: &[Option<isize>],
-        budget: Option<usize>,
+        args: &A,
         at: &'static Location<'static>,
-    ) -> Result<Vec<Tensor>> {
-        let operands: Vec<Tensor> = leaves
+    ) -> Traced<O>
+    where
+        F: Fn(A) -> O,
+    {
+        let leaves = args.leaves();
+        let axes = self
+            .in_axes
+            .leaf_axes(&args.def(), &leaves, &self.what(), at);
+        let n = self.size(&leaves, &axes, at);
+        let in_avals: Vec<Aval> = leaves
             .iter()
-            .zip(axes)
-            .map(|(t, a)| a.map_or(t.clone(), |a| moveaxis(t, a, 0)))
-            .collect();
-        let mapped: Vec<bool> = axes.iter().map(Option::is_some).collect();
-        let trace = |c: usize| {
-            let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();
-            let avals = super::chunked::chunk_avals(&avals, &mapped, c);
-            let body = |xs: Vec<Tensor>| -> Vec<Tensor> {
-                let args = xs.into_iter().zip(mapped.iter().map(|&m| m.then_some(0)));
-                batch_jaxpr(cj, args.collect(), c, self.axis_name)
-                    .into_iter()
-                    .zip(out_axes)
-                    .enumerate()
-                    .map(|(i, ((t, d), a))| {
-                        check_out_axis(&t, d, *a, i, at);
-                        place_output(t, d, Some(0), c, i)
-                    })
-                    .collect()
-            };
-            trace_avals(body, &operands, &avals).0
-        };
-        let chunk = match (self.chunk, budget) {
-            (Some(k), _) => k,
-            (None, Some(b)) => super::chunked::budget::chunk_for_budget(&mapped, n, b, at, &trace)?,
-            (None, None) => n,
-        };
-        let n_out = cj.jaxpr.outvars.len();
-        let stacked = super::chunked::stage(
-            &operands,
-            mapped.clone(),
-            vec![false; n_out],
-            n,
-            chunk,
-            self.progress,
-            &trace,
-        );
-        Ok(stacked
-            .into_iter()
-            .zip(out_axes)
-            .map(|(t, a)| match a {
-                Some(a) => place_output(t, Some(0), Some(*a), n, 0),
-                // Unmapped (`check_out_axis` refused a mapped output): every row is the same.
-                None => t.index(0),
+            .zip(&axes)
+            .map(|(t, a)| {
+                let mut shape = t.shape().to_vec();
+                if let Some(a) = a {
+                    shape.remove(*a);
+                }
+                Aval::new(t.dtype(), &shape)
             })
-            .collect())
+            .collect();
+        let (cj, out) = match self.axis_name {
+            Some(name) => with_axis(name, n, || trace_avals(&self.f, args, &in_avals)),
+            None => trace_avals(&self.f, args, &in_avals),
+        };
+        let out_axes = self.out_axes.per_leaf(&out.def(), "vmap", "out_axes", at);
+        Traced {
+            leaves,
+            axes,
+            n,
+            cj,
+            out,
+            out_axes,
+        }
     }
 
     /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
@@ -419,7 +385,7 @@ impl<F> Vmap<F, Budget> {
 /// Panics, naming the user's call `at`, unless output leaf `i` (`t`, batched along `d`)
 /// can be placed at `axis`: in range, and `None` only for an output that is not mapped
 /// (JAX's "vmap has mapped output but out_axes is None").
-fn check_out_axis(
+pub(crate) fn check_out_axis(
     t: &Tensor,
     d: Option<usize>,
     axis: Option<isize>,

@@ -12,6 +12,7 @@
 #[path = "../panics/mod.rs"]
 mod panics;
 
+mod on_devices;
 mod ops;
 mod pmap;
 

@@ -12,7 +12,7 @@ use crate::{close, panics};
 type T = Tensor;
 
 /// Every test of this binary that maps over devices runs with 3 of them.
-fn devices() {
+pub(crate) fn devices() {
     oxla::set_num_devices(3);
 }
 

@@ -33,48 +33,82 @@ pub enum OutSpec {
     Summed,
 }
 
+/// One device's program, for devices holding a given share of each mapped dimension.
+struct Body {
+    /// The share (see [`ShardMapSpec`]).
+    share: usize,
+    jaxpr: ClosedJaxpr,
+    compiled: OnceLock<Executable>,
+}
+
 /// The parameters of a map over devices (see the module documentation).
 pub struct ShardMapSpec {
     /// The axis the devices are mapped over, which the body's collectives name.
     pub(crate) axis_name: Arc<str>,
-    /// The number of devices (and of blocks).
-    pub(crate) size: usize,
+    /// Per device, its share of every mapped dimension: device `d`'s block is
+    /// `rows[d] / sum(rows)` of it. Even blocks (`pmap`, `shard_map`) have every share 1;
+    /// `vmap(f).devices` splits a batch unevenly.
+    pub(crate) rows: Vec<usize>,
     /// Per operand: the dimension cut into blocks, or `None` for an operand every device
     /// gets whole.
     pub(crate) in_dims: Vec<Option<usize>>,
     /// Per result: how it is made from the devices' results.
     pub(crate) out_specs: Vec<OutSpec>,
-    /// One device's program, on its blocks.
-    pub(crate) body: ClosedJaxpr,
-    compiled: OnceLock<Executable>,
+    /// One device's program per distinct share, in the order of the devices.
+    bodies: Vec<Body>,
 }
 
-debug_by_identity!(ShardMapSpec, axis_name, size, in_dims, out_specs);
+debug_by_identity!(ShardMapSpec, axis_name, rows, in_dims, out_specs);
 
-/// Binds a map over `size` devices of `body` (traced on the blocks of `operands`), whose
-/// captured values become unmapped operands.
+/// The distinct values of `rows`, in order of first appearance: one body for each.
+pub(crate) fn shares(rows: &[usize]) -> Vec<usize> {
+    let mut seen = Vec::new();
+    for &r in rows {
+        if !seen.contains(&r) {
+            seen.push(r);
+        }
+    }
+    seen
+}
+
+/// Binds a map over the devices `rows` describes (see [`ShardMapSpec::rows`]) of `bodies`
+/// (one per share, as [`shares`] orders them, each traced on the blocks of `operands` for
+/// its share), whose captured values become unmapped operands.
 #[track_caller]
 pub(crate) fn stage(
     axis_name: &str,
-    size: usize,
+    rows: &[usize],
     operands: &[Tensor],
     in_dims: Vec<Option<usize>>,
-    body: ClosedJaxpr,
+    bodies: Vec<ClosedJaxpr>,
     out_specs: Vec<OutSpec>,
 ) -> Vec<Tensor> {
-    let consts = body.consts.clone();
+    let consts: Vec<Vec<Tensor>> = bodies.iter().map(|b| b.consts.clone()).collect();
+    let avals: Vec<Vec<Aval>> = consts
+        .iter()
+        .map(|c| c.iter().map(Tensor::aval).collect())
+        .collect();
     let mut in_dims = in_dims;
-    in_dims.extend(consts.iter().map(|_| None));
+    in_dims.extend(consts.iter().flatten().map(|_| None));
+    let bodies = bodies
+        .into_iter()
+        .zip(shares(rows))
+        .enumerate()
+        .map(|(k, (b, share))| Body {
+            share,
+            jaxpr: open(b, &avals[..k].concat(), &avals[k + 1..].concat()),
+            compiled: OnceLock::new(),
+        })
+        .collect();
     let spec = ShardMapSpec {
         axis_name: Arc::from(axis_name),
-        size,
+        rows: rows.to_vec(),
         in_dims,
         out_specs,
-        body: open(body, &[], &[]),
-        compiled: OnceLock::new(),
+        bodies,
     };
     let mut ins = operands.to_vec();
-    ins.extend(consts);
+    ins.extend(consts.into_iter().flatten());
     bind(
         Prim::Control(Arc::new(spec)),
         &ins,
@@ -82,36 +116,59 @@ pub(crate) fn stage(
     )
 }
 
-/// The aval of one block of `a` cut along `dim` into `n`.
-pub(crate) fn block_aval(a: &Aval, dim: Option<usize>, n: usize) -> Aval {
+/// The aval of one block of `a` cut along `dim`: `share` of `total` of it.
+pub(crate) fn block_aval(a: &Aval, dim: Option<usize>, share: usize, total: usize) -> Aval {
     let mut shape = a.shape.to_vec();
     if let Some(d) = dim {
-        shape[d] /= n;
+        shape[d] = shape[d] * share / total.max(1);
     }
     Aval::new(a.dtype, &shape)
 }
 
 impl ShardMapSpec {
-    fn compiled(&self) -> &Executable {
-        self.compiled
-            .get_or_init(|| Executable::new(self.body.clone()))
+    /// The number of devices.
+    pub(crate) fn size(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn total(&self) -> usize {
+        self.rows.iter().sum()
+    }
+
+    /// Each body's program, with its share.
+    pub(crate) fn programs(&self) -> impl Iterator<Item = (usize, &ClosedJaxpr)> {
+        self.bodies.iter().map(|b| (b.share, &b.jaxpr))
+    }
+
+    /// The body device `d` runs.
+    fn body_of(&self, d: usize) -> &Body {
+        let share = self.rows[d];
+        self.bodies
+            .iter()
+            .find(|b| b.share == share)
+            .expect("a body per share")
+    }
+
+    fn compiled(b: &Body) -> &Executable {
+        b.compiled.get_or_init(|| Executable::new(b.jaxpr.clone()))
     }
 
     /// Device `d`'s block of each operand: a view for blocks along the leading axis.
     fn blocks(&self, ins: &[Array], d: usize) -> Vec<Array> {
+        let (total, before) = (self.total().max(1), self.rows[..d].iter().sum::<usize>());
         ins.iter()
             .zip(&self.in_dims)
             .map(|(a, dim)| match *dim {
                 None => a.clone(),
-                Some(0) => {
-                    let b = a.shape()[0] / self.size;
-                    a.rows(d * b, b)
-                }
                 Some(k) => {
-                    let b = a.shape()[k] / self.size;
+                    let len = a.shape()[k];
+                    let (lo, hi) = (len * before / total, len * (before + self.rows[d]) / total);
+                    if k == 0 {
+                        return a.rows(lo, hi - lo);
+                    }
                     let mut start = vec![0; a.ndim()];
                     let mut limit = a.shape().to_vec();
-                    (start[k], limit[k]) = (d * b, (d + 1) * b);
+                    (start[k], limit[k]) = (lo, hi);
                     shape::slice(a, &start, &limit, None)
                 }
             })
@@ -124,32 +181,43 @@ impl ControlFlow for ShardMapSpec {
         "shard_map"
     }
 
-    /// The shape rule: mapped operands cut evenly into the blocks the body takes.
+    /// The shape rule: mapped operands cut, in proportion to the devices' shares, into the
+    /// blocks each body takes.
     fn abstract_eval(&self, ins: &[Aval]) -> Result<Vec<Aval>, String> {
-        let want = self.body.jaxpr.in_avals();
-        if ins.len() != want.len() {
-            return Err(format!("{} operands for {} inputs", ins.len(), want.len()));
-        }
-        for (i, ((a, w), dim)) in ins.iter().zip(&want).zip(&self.in_dims).enumerate() {
-            let even = dim.is_none_or(|d| d < a.ndim() && a.shape[d] % self.size == 0);
-            if !even || block_aval(a, *dim, self.size) != *w {
-                return Err(format!(
-                    "operand {i} of aval {a} cut along {dim:?} into {} blocks does not give the \
-                     body's {w}",
-                    self.size
-                ));
+        let total = self.total();
+        for b in &self.bodies {
+            let want = b.jaxpr.jaxpr.in_avals();
+            if ins.len() != want.len() {
+                return Err(format!("{} operands for {} inputs", ins.len(), want.len()));
+            }
+            for (i, ((a, w), dim)) in ins.iter().zip(&want).zip(&self.in_dims).enumerate() {
+                let even = dim.is_none_or(|d| {
+                    d < a.ndim()
+                        && self
+                            .rows
+                            .iter()
+                            .all(|r| (a.shape[d] * r) % total.max(1) == 0)
+                });
+                if !even || block_aval(a, *dim, b.share, total) != *w {
+                    return Err(format!(
+                        "operand {i} of aval {a} cut along {dim:?} into shares {:?} does not \
+                         give the body's {w}",
+                        self.rows
+                    ));
+                }
             }
         }
-        Ok(self
-            .body
-            .jaxpr
-            .out_avals()
+        let first = self.bodies[0].jaxpr.jaxpr.out_avals();
+        Ok(first
             .iter()
+            .enumerate()
             .zip(&self.out_specs)
-            .map(|(a, s)| match s {
+            .map(|((k, a), s)| match s {
                 OutSpec::Concat(d) => {
                     let mut shape = a.shape.to_vec();
-                    shape[*d] *= self.size;
+                    shape[*d] = (0..self.size())
+                        .map(|dev| self.body_of(dev).jaxpr.jaxpr.out_avals()[k].shape[*d])
+                        .sum();
                     Aval::new(a.dtype, &shape)
                 }
                 OutSpec::Invariant | OutSpec::Summed => a.clone(),
@@ -173,21 +241,33 @@ impl ControlFlow for ShardMapSpec {
                 OutSpec::Summed => "sum".into(),
             })
             .collect();
-        vec![
+        let mut p = vec![
             ("check_vma", "False".into()),
             ("in_specs", crate::prims::pyfmt::tuple_of_strings(&ins)),
-            ("jaxpr", self.body.to_string()),
-            ("mesh", format!("Mesh('{}': {})", self.axis_name, self.size)),
+            ("jaxpr", self.bodies[0].jaxpr.to_string()),
+            (
+                "mesh",
+                format!("Mesh('{}': {})", self.axis_name, self.size()),
+            ),
             ("out_specs", crate::prims::pyfmt::tuple_of_strings(&outs)),
-        ]
+        ];
+        if self.bodies.len() > 1 {
+            let rest: Vec<String> = self.bodies[1..]
+                .iter()
+                .map(|b| b.jaxpr.to_string())
+                .collect();
+            p.push(("jaxprs", rest.join(", ")));
+            p.push(("shares", crate::prims::pyfmt::tuple(&self.rows)));
+        }
+        p
     }
 
     /// Runs the body on every device at once and joins the results.
     fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        let exe = self.compiled();
         // Lines the body prints go where the caller's go.
         let sink = crate::core::callback::current_sink();
-        let outs = crate::devices::run(&self.axis_name, self.size, |d| {
+        let outs = crate::devices::run(&self.axis_name, self.size(), |d| {
+            let exe = Self::compiled(self.body_of(d));
             crate::core::callback::with_sink(sink.clone(), || exe.run_arrays(self.blocks(ins, d)))
         });
         (0..self.out_specs.len())
@@ -216,20 +296,28 @@ impl ControlFlow for ShardMapSpec {
     }
 
     fn bodies(&self) -> Vec<&ClosedJaxpr> {
-        vec![&self.body]
+        self.bodies.iter().map(|b| &b.jaxpr).collect()
     }
 
     fn binds_axis(&self) -> Option<&str> {
         Some(&self.axis_name)
     }
 
-    /// Every device's working memory: the body's planned peak beyond its blocks, once per
-    /// device.
+    /// Every device's working memory: its body's planned peak beyond its blocks.
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
-        let shared = self.body.jaxpr.in_avals().iter().map(Aval::nbytes).sum();
-        let (bytes, largest) =
-            crate::transforms::bodies::body_bytes(std::iter::once(self.compiled()), shared);
-        (bytes * self.size, largest)
+        let mut best = (0, vec![]);
+        let mut total = 0;
+        for d in 0..self.size() {
+            let b = self.body_of(d);
+            let shared = b.jaxpr.jaxpr.in_avals().iter().map(Aval::nbytes).sum();
+            let (bytes, largest) =
+                crate::transforms::bodies::body_bytes(std::iter::once(Self::compiled(b)), shared);
+            total += bytes;
+            if bytes >= best.0 {
+                best = (bytes, largest);
+            }
+        }
+        (total, best.1)
     }
 
     fn batch(

@@ -23,19 +23,25 @@ use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents
 use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::place_output;
 
-/// `f` traced on one device's blocks of `operands` (cut along `in_dims`).
+/// `f` traced on one device's blocks of `operands` (cut along `in_dims`) for each of the
+/// map's bodies, given that body: the bodies of the new map.
 fn trace_blocks(
     spec: &ShardMapSpec,
     operands: &[Tensor],
     in_dims: &[Option<usize>],
-    f: impl FnOnce(Vec<Tensor>) -> Vec<Tensor>,
-) -> ClosedJaxpr {
-    let avals: Vec<Aval> = operands
-        .iter()
-        .zip(in_dims)
-        .map(|(x, d)| block_aval(&x.aval(), *d, spec.size))
-        .collect();
-    trace_avals(f, &operands.to_vec(), &avals).0
+    f: impl Fn(&ClosedJaxpr, Vec<Tensor>) -> Vec<Tensor>,
+) -> Vec<ClosedJaxpr> {
+    let total = spec.rows.iter().sum();
+    spec.programs()
+        .map(|(share, body)| {
+            let avals: Vec<Aval> = operands
+                .iter()
+                .zip(in_dims)
+                .map(|(x, d)| block_aval(&x.aval(), *d, share, total))
+                .collect();
+            trace_avals(|xs| f(body, xs), &operands.to_vec(), &avals).0
+        })
+        .collect()
 }
 
 pub(super) fn batch(
@@ -59,8 +65,8 @@ pub(super) fn batch(
         .map(|(s, d)| s.map(|s| s + usize::from(d.is_some())))
         .collect();
     let inner: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
-    let body = trace_blocks(spec, &moved, &in_dims, |xs| {
-        batch_jaxpr(&spec.body, xs.into_iter().zip(inner).collect(), n, name)
+    let bodies = trace_blocks(spec, &moved, &in_dims, |body, xs| {
+        batch_jaxpr(body, xs.into_iter().zip(inner.clone()).collect(), n, name)
             .into_iter()
             .enumerate()
             .map(|(k, (t, d))| place_output(t, d, Some(0), n, k))
@@ -74,7 +80,14 @@ pub(super) fn batch(
             other => *other,
         })
         .collect();
-    let outs = stage(&spec.axis_name, spec.size, &moved, in_dims, body, out_specs);
+    let outs = stage(
+        &spec.axis_name,
+        &spec.rows,
+        &moved,
+        in_dims,
+        bodies,
+        out_specs,
+    );
     let k = outs.len();
     (outs, vec![Some(0); k])
 }
@@ -91,17 +104,24 @@ pub(super) fn jvp(
     let mut in_dims = spec.in_dims.clone();
     in_dims.extend(live.iter().map(|&i| spec.in_dims[i]));
     let n_out = spec.out_specs.len();
-    let fo = float_positions(&spec.body.jaxpr.out_avals());
-    let body = trace_blocks(spec, &ops, &in_dims, |xs| {
+    let fo = float_positions(&spec.programs().next().expect("a body").1.jaxpr.out_avals());
+    let bodies = trace_blocks(spec, &ops, &in_dims, |body, xs| {
         let t = sparse_tangents(xs[np..].to_vec(), &live, np);
-        let (o, to) = jvp_jaxpr(&spec.body, &xs[..np], t);
+        let (o, to) = jvp_jaxpr(body, &xs[..np], t);
         let mut r = o.clone();
         r.extend(dense_tangents(&o, &to, &fo));
         r
     });
     let mut out_specs = spec.out_specs.clone();
     out_specs.extend(fo.iter().map(|&k| spec.out_specs[k]));
-    let mut outs = stage(&spec.axis_name, spec.size, &ops, in_dims, body, out_specs);
+    let mut outs = stage(
+        &spec.axis_name,
+        &spec.rows,
+        &ops,
+        in_dims,
+        bodies,
+        out_specs,
+    );
     let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
     (outs, touts)
 }
@@ -127,7 +147,7 @@ pub(super) fn vjp(
         let (ct, dim) = match spec.out_specs[k] {
             OutSpec::Concat(d) => (ct, Some(d)),
             OutSpec::Invariant => {
-                let share = scalar_tensor(1.0 / spec.size as f64, ct.dtype());
+                let share = scalar_tensor(1.0 / spec.size() as f64, ct.dtype());
                 (lax::mul(&ct, &share), None)
             }
             OutSpec::Summed => (ct, None),
@@ -136,12 +156,12 @@ pub(super) fn vjp(
         in_dims.push(dim);
     }
     let n_out = cts.len();
-    let body = trace_blocks(spec, &ops, &in_dims, |xs| {
+    let bodies = trace_blocks(spec, &ops, &in_dims, |body, xs| {
         let mut c = vec![None; n_out];
         for (j, &k) in with_ct.iter().enumerate() {
             c[k] = Some(xs[np + j].clone());
         }
-        let g = vjp_jaxpr(&spec.body, &xs[..np], active, &c);
+        let g = vjp_jaxpr(body, &xs[..np], active, &c);
         act.iter()
             .map(|&i| g[i].clone().unwrap_or_else(|| zeros_of_aval(&xs[i])))
             .collect()
@@ -150,7 +170,14 @@ pub(super) fn vjp(
         .iter()
         .map(|&i| spec.in_dims[i].map_or(OutSpec::Summed, OutSpec::Concat))
         .collect();
-    let grads = stage(&spec.axis_name, spec.size, &ops, in_dims, body, out_specs);
+    let grads = stage(
+        &spec.axis_name,
+        &spec.rows,
+        &ops,
+        in_dims,
+        bodies,
+        out_specs,
+    );
     let mut out = vec![None; np];
     for (g, &i) in grads.into_iter().zip(&act) {
         out[i] = Some(g);

@@ -69,12 +69,12 @@ impl Collective {
         let Some(x) = x else {
             return Array::scalar(rank as i32);
         };
-        let what = format!(
-            "{}[{}] of {}",
-            self.name(),
-            self.printed(),
-            crate::array::aval_of(x)
-        );
+        // Members of uneven blocks gather operands of different lengths.
+        let operand = match &self.op {
+            CollectiveOp::AllGather { sizes: Some(_), .. } => format!("{} blocks", x.dtype()),
+            _ => crate::array::aval_of(x).to_string(),
+        };
+        let what = format!("{}[{}] of {operand}", self.name(), self.printed());
         match &self.op {
             CollectiveOp::Psum | CollectiveOp::Pmax | CollectiveOp::Pmin => {
                 let op = self.monoid().expect("a reduction");
@@ -200,7 +200,8 @@ fn fold_all(op: ReduceOp, parts: &[Array]) -> Array {
 
 /// Every member's `x` placed along `dimension` of one shared result of `shape` (stacked, or
 /// concatenated when tiled: either way the result is `[outer, members, inner]` with
-/// `outer` the dimensions before `dimension` and `inner` the operand's from there).
+/// `outer` the dimensions before `dimension` and `inner` the operand's from there, which
+/// may differ between members when their blocks are uneven).
 fn all_gather(
     group: &Group,
     rank: usize,
@@ -209,20 +210,25 @@ fn all_gather(
     dimension: usize,
     shape: &[usize],
 ) -> Array {
-    let n = group.size();
     let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
-        let bytes = xs[0].nbytes() * n;
+        let bytes = xs.iter().map(Array::nbytes).sum();
         Filling::new(xs, bytes)
     });
     let outer: usize = x.shape()[..dimension].iter().product();
-    let inner = x.nbytes() / outer.max(1);
+    let inners: Vec<usize> = filling
+        .inputs
+        .iter()
+        .map(|a| a.nbytes() / outer.max(1))
+        .collect();
+    let stride: usize = inners.iter().sum();
+    let (offset, inner) = (inners[..rank].iter().sum::<usize>(), inners[rank]);
     let src = x.as_bytes();
     for o in 0..outer {
-        // SAFETY: the result holds `outer * n * inner` bytes and stays alive until every
-        // member has met again; member `rank` alone writes the runs `(o * n + rank) * inner`,
-        // of `inner` bytes each, so no two writes overlap.
+        // SAFETY: the result holds `outer * stride` bytes and stays alive until every member
+        // has met again; member `rank` alone writes the runs `o * stride + offset`, of its
+        // `inner` bytes each, which the other members' runs do not overlap.
         unsafe {
-            let dst = (filling.at as *mut u8).add((o * n + rank) * inner);
+            let dst = (filling.at as *mut u8).add(o * stride + offset);
             std::ptr::copy_nonoverlapping(src[o * inner..].as_ptr(), dst, inner);
         }
     }

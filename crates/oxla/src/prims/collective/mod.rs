@@ -54,6 +54,9 @@ pub enum CollectiveOp {
         axis_size: usize,
         /// Concatenate along `dimension` instead of stacking.
         tiled: bool,
+        /// Per member, the length of its operand along `dimension` (tiled), for blocks of
+        /// uneven length (`vmap(f).devices`); `None`: every member's is the operand's.
+        sizes: Option<Vec<usize>>,
     },
     /// The sum over the axis, each member keeping its own slice along `scatter_dimension`
     /// (`reduce_scatter`, which `psum_scatter` binds).
@@ -172,13 +175,20 @@ impl Collective {
                 dimension,
                 axis_size,
                 tiled,
-            } => vec![
-                ("all_gather_dimension", dimension.to_string()),
-                groups,
-                names(),
-                ("axis_size", axis_size.to_string()),
-                ("tiled", pyfmt::py_bool(*tiled)),
-            ],
+                sizes,
+            } => {
+                let mut p = vec![
+                    ("all_gather_dimension", dimension.to_string()),
+                    groups,
+                    names(),
+                    ("axis_size", axis_size.to_string()),
+                    ("tiled", pyfmt::py_bool(*tiled)),
+                ];
+                if let Some(sizes) = sizes {
+                    p.push(("sizes", pyfmt::tuple(sizes)));
+                }
+                p
+            }
             CollectiveOp::ReduceScatter {
                 scatter_dimension,
                 axis_size,
@@ -248,8 +258,19 @@ impl Collective {
                 dimension,
                 axis_size,
                 tiled,
+                sizes,
             } => {
-                if *tiled {
+                if let Some(sizes) = sizes {
+                    in_range(*dimension, rank, "all_gather_dimension")?;
+                    if !*tiled || sizes.len() != *axis_size || !sizes.contains(&shape[*dimension]) {
+                        return Err(format!(
+                            "an all_gather of members' lengths {sizes:?} (tiled) takes a block \
+                             of one of those lengths, got {}",
+                            shape[*dimension]
+                        ));
+                    }
+                    shape[*dimension] = sizes.iter().sum();
+                } else if *tiled {
                     in_range(*dimension, rank, "all_gather_dimension")?;
                     shape[*dimension] *= axis_size;
                 } else {

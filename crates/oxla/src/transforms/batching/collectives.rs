@@ -9,13 +9,14 @@
 
 use super::{moveaxis, one, shifted, Batched};
 use crate::array::DType;
+use crate::core::axis_env::split_rows;
 use crate::core::{bind, current_line, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
 use crate::prims::{AxisName, Collective, CollectiveOp};
 
 /// The collective `c` bound on `x` with `op` and `axes`.
-fn rebind(op: CollectiveOp, axes: Vec<AxisName>, x: &[Tensor]) -> Tensor {
+pub(super) fn rebind(op: CollectiveOp, axes: Vec<AxisName>, x: &[Tensor]) -> Tensor {
     bind(Prim::Collective(Collective { op, axes }), x, current_line()).remove(0)
 }
 
@@ -28,6 +29,9 @@ pub(super) fn batch(
     name: Option<&str>,
 ) -> Batched {
     let own = name.filter(|a| c.names_axis(a));
+    if let Some(rows) = own.and_then(split_rows) {
+        return super::across_devices::batch(c, args, dims, n, own.expect("named"), &rows);
+    }
     if let CollectiveOp::AxisIndex = c.op {
         return match own {
             Some(_) => one(lax::iota(DType::I32, &[n], 0), 0),
@@ -44,23 +48,7 @@ pub(super) fn batch(
     match &c.op {
         CollectiveOp::AllGather {
             dimension, tiled, ..
-        } => {
-            let stacked = match d {
-                Some(d) => moveaxis(x, d, *dimension),
-                None => {
-                    let mut shape = x.shape().to_vec();
-                    shape.insert(*dimension, n);
-                    let kept: Vec<usize> = (0..shape.len()).filter(|&k| k != *dimension).collect();
-                    lax::broadcast_in_dim(x, &shape, &kept)
-                }
-            };
-            let out = if *tiled {
-                merge_next(&stacked, *dimension)
-            } else {
-                stacked
-            };
-            (vec![out], vec![None])
-        }
+        } => (vec![gathered(x, d, n, *dimension, *tiled)], vec![None]),
         CollectiveOp::ReduceScatter {
             scatter_dimension: s,
             tiled,
@@ -93,6 +81,31 @@ pub(super) fn batch(
     }
 }
 
+/// The examples' `x` (mapped at `d`) stacked along `dimension`, or concatenated along it
+/// when `tiled`: `all_gather` over the vmap's own axis.
+pub(super) fn gathered(
+    x: &Tensor,
+    d: Option<usize>,
+    n: usize,
+    dimension: usize,
+    tiled: bool,
+) -> Tensor {
+    let stacked = match d {
+        Some(d) => moveaxis(x, d, dimension),
+        None => {
+            let mut shape = x.shape().to_vec();
+            shape.insert(dimension, n);
+            let kept: Vec<usize> = (0..shape.len()).filter(|&k| k != dimension).collect();
+            lax::broadcast_in_dim(x, &shape, &kept)
+        }
+    };
+    if tiled {
+        merge_next(&stacked, dimension)
+    } else {
+        stacked
+    }
+}
+
 /// `x` with dimensions `k` and `k + 1` merged into one.
 fn merge_next(x: &Tensor, k: usize) -> Tensor {
     let mut shape = x.shape().to_vec();
@@ -103,7 +116,13 @@ fn merge_next(x: &Tensor, k: usize) -> Tensor {
 
 /// `psum`, `pmax` or `pmin` of `x` (mapped at `d`): the vmap's own axis, if named, becomes
 /// the mapped position; the other positions move past it.
-fn reduction(c: &Collective, x: &Tensor, d: Option<usize>, n: usize, own: Option<&str>) -> Batched {
+pub(super) fn reduction(
+    c: &Collective,
+    x: &Tensor,
+    d: Option<usize>,
+    n: usize,
+    own: Option<&str>,
+) -> Batched {
     let is_own = |a: &AxisName| matches!((a, own), (AxisName::Named(m), Some(o)) if &**m == o);
     let axes: Vec<AxisName> = c
         .axes
@@ -166,10 +185,12 @@ fn elsewhere(c: &Collective, x: &Tensor, d: Option<usize>) -> Batched {
             dimension,
             axis_size,
             tiled,
+            sizes,
         } => CollectiveOp::AllGather {
             dimension: dimension + 1,
             axis_size,
             tiled,
+            sizes,
         },
         CollectiveOp::ReduceScatter {
             scatter_dimension,

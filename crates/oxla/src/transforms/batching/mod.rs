@@ -10,6 +10,7 @@
 //! rules of the shape operations; the elementwise, indexing and collective families have
 //! their own files, and `replay.rs` the replay of a jaxpr with the rules (`batch_jaxpr`).
 
+mod across_devices;
 mod collectives;
 mod conv;
 mod elementwise;
