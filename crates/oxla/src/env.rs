@@ -83,25 +83,36 @@ pub(crate) fn parts() -> usize {
 /// not a size.
 pub(crate) fn memory_limit() -> Result<Option<usize>, &'static str> {
     static LIMIT: OnceLock<Result<Option<usize>, String>> = OnceLock::new();
-    let limit = LIMIT.get_or_init(|| {
-        let Ok(v) = std::env::var("OXLA_MEMORY_LIMIT") else {
-            return Ok(None);
-        };
-        match bytes(&v) {
-            Ok(0) => Err(format!(
-                "OXLA_MEMORY_LIMIT={v:?} would refuse every compiled call: set a size such \
-                 as 2GiB, or unset it for no limit"
-            )),
-            Ok(b) => Ok(Some(b)),
-            Err(why) => Err(format!(
-                "OXLA_MEMORY_LIMIT={v:?} is not a memory size ({why}): write a number of \
-                 bytes with an optional unit, such as 2GiB, 2Gi, 512MiB, 2GB, 2G, 1.5GB or \
-                 2e9 (k, M, G, T are powers of 1000; Ki, Mi, Gi, Ti, with or without B, \
-                 powers of 1024), or unset it for no limit"
-            )),
-        }
-    });
+    let limit = LIMIT.get_or_init(|| size_var("OXLA_MEMORY_LIMIT", "compiled call"));
     limit.as_ref().map(|b| *b).map_err(String::as_str)
+}
+
+/// `OXLA_DEVICE_MEMORY` (the limit of each device's plan in a compiled call) in bytes,
+/// `None` when unset, or the message for a value that is not a size.
+pub(crate) fn device_memory() -> Result<Option<usize>, &'static str> {
+    static LIMIT: OnceLock<Result<Option<usize>, String>> = OnceLock::new();
+    let limit = LIMIT.get_or_init(|| size_var("OXLA_DEVICE_MEMORY", "map over devices"));
+    limit.as_ref().map(|b| *b).map_err(String::as_str)
+}
+
+/// The size in the environment variable `name`, a limit that `what` must fit.
+fn size_var(name: &str, what: &str) -> Result<Option<usize>, String> {
+    let Ok(v) = std::env::var(name) else {
+        return Ok(None);
+    };
+    match bytes(&v) {
+        Ok(0) => Err(format!(
+            "{name}={v:?} would refuse every {what}: set a size such as 2GiB, or unset it \
+             for no limit"
+        )),
+        Ok(b) => Ok(Some(b)),
+        Err(why) => Err(format!(
+            "{name}={v:?} is not a memory size ({why}): write a number of bytes with an \
+             optional unit, such as 2GiB, 2Gi, 512MiB, 2GB, 2G, 1.5GB or 2e9 (k, M, G, T are \
+             powers of 1000; Ki, Mi, Gi, Ti, with or without B, powers of 1024), or unset it \
+             for no limit"
+        )),
+    }
 }
 
 /// `OXLA_NUM_DEVICES`: how many CPU devices the machine splits into (unset: 1), or the

@@ -56,7 +56,7 @@ pub enum Error {
     /// assert_eq!(largest.unwrap().shape, vec![64, 200, 200]);
     /// assert!(fitting_chunk_size.is_some_and(|k| k < 64));
     /// ```
-    #[error("out of memory: {}", out_of_memory_text(*needed, *limit, *refused, largest.as_deref(), advice))]
+    #[error("out of memory{}: {}", device.map_or(String::new(), |d| format!(" on device {d}")), out_of_memory_text(*needed, *limit, *refused, largest.as_deref(), advice))]
     OutOfMemory {
         /// Bytes the plan needs at its peak.
         needed: usize,
@@ -76,6 +76,10 @@ pub enum Error {
         /// The advice in words (where the chunked map is, what it would need), as the
         /// error's text ends; empty when there is none.
         advice: String,
+        /// The device whose plan exceeds the limit of each device
+        /// ([`set_device_memory_limit`](crate::memory::set_device_memory_limit),
+        /// `OXLA_DEVICE_MEMORY`) or whose budget no chunk fits; `None` for the whole call.
+        device: Option<usize>,
     },
 }
 

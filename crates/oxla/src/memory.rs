@@ -6,7 +6,9 @@ use std::panic::Location;
 use crate::array::Aval;
 use crate::error::LargestBuffer;
 
-pub use crate::array::limit::{memory_limit, set_memory_limit};
+pub use crate::array::limit::{
+    device_memory_limit, memory_limit, set_device_memory_limit, set_memory_limit,
+};
 pub use crate::env::format_bytes;
 
 pub use crate::error::BufferKind;
@@ -71,6 +73,55 @@ pub struct MemoryAnalysis {
     /// The chunked maps of the program (`vmap(f).chunk_size(k)` and the like): their chunk
     /// sizes and what one chunk holds.
     pub chunks: Vec<ChunkPlan>,
+    /// Each device's plan in the program's maps over devices (`pmap`, `shard_map`,
+    /// `vmap(f).devices`), device by device.
+    pub devices: Vec<DevicePlan>,
+}
+
+/// What one device of a map over devices plans to hold while it runs its block.
+#[derive(Clone, Debug)]
+pub struct DevicePlan {
+    /// The device.
+    pub device: usize,
+    /// The length of its block along the mapped dimension (for `vmap(f).devices`, its
+    /// examples).
+    pub rows: usize,
+    /// The most bytes its program holds at once: its blocks, the operands it shares with
+    /// the other devices, its intermediates and its results.
+    pub peak_bytes: usize,
+    /// Of those, the operands every device shares (held once, not per device).
+    pub shared_bytes: usize,
+    /// Its largest buffer at its peak, with the equation and the user's line that make it.
+    pub largest: Option<BufferInfo>,
+    /// A chunk size for its block under which it fits the device limit, when the map is a
+    /// `vmap(f).devices` planned under one.
+    pub fitting_chunk_size: Option<usize>,
+    /// The user's source line of the map.
+    pub source: &'static Location<'static>,
+    /// The step of the program that runs the map.
+    pub step: usize,
+}
+
+impl DevicePlan {
+    /// The error for a call in which this device's plan exceeds `limit` bytes.
+    pub(crate) fn out_of_memory(&self, limit: usize) -> crate::Error {
+        let advice = self.fitting_chunk_size.map_or(String::new(), |k| {
+            format!(
+                "; device {} fits its block in chunks of {k} (vmap(..).devices(..).chunk_size({k}) \
+                 or .memory_budget)",
+                self.device
+            )
+        });
+        crate::Error::OutOfMemory {
+            needed: self.peak_bytes,
+            limit: Some(limit),
+            refused: None,
+            largest: self.largest.as_ref().map(LargestBuffer::from_info),
+            fitting_chunk_size: self.fitting_chunk_size,
+            advice,
+            device: Some(self.device),
+        }
+    }
 }
 
 /// What one chunked map of a program plans to hold while it runs.
@@ -122,6 +173,21 @@ fn xml_escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+impl LargestBuffer {
+    /// The buffer `b` of a plan, as an error names it.
+    fn from_info(b: &BufferInfo) -> Box<LargestBuffer> {
+        Box::new(LargestBuffer {
+            bytes: b.bytes,
+            dtype: b.aval.dtype.short_name(),
+            shape: b.aval.shape.to_vec(),
+            kind: b.kind,
+            primitive: b.primitive,
+            equation: b.equation,
+            source: b.source,
+        })
+    }
+}
+
 impl fmt::Display for MemoryAnalysis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "memory plan")?;
@@ -145,6 +211,26 @@ impl fmt::Display for MemoryAnalysis {
                 f,
                 "\n  reuse      {} results in place, {} in freed buffers",
                 self.in_place_results, self.reused_buffers
+            )?;
+        }
+        for d in &self.devices {
+            write!(
+                f,
+                "\n  device {:<3} {} rows, peak {} ({} shared){} at {}:{}:{}",
+                d.device,
+                d.rows,
+                format_bytes(d.peak_bytes),
+                format_bytes(d.shared_bytes),
+                d.largest.as_ref().map_or(String::new(), |b| format!(
+                    ", largest {} {}{}",
+                    format_bytes(b.bytes),
+                    b.aval,
+                    b.source
+                        .map_or(String::new(), |l| format!(" ({}:{})", l.file(), l.line()))
+                )),
+                d.source.file(),
+                d.source.line(),
+                d.source.column()
             )?;
         }
         for c in &self.chunks {
@@ -256,6 +342,7 @@ impl MemoryAnalysis {
             // Advice is given by `jit`, which can plan the program again to check it.
             fitting_chunk_size: None,
             advice: String::new(),
+            device: None,
         }
     }
 
@@ -268,22 +355,13 @@ impl MemoryAnalysis {
             largest: self.largest_buffer(),
             fitting_chunk_size: None,
             advice: String::new(),
+            device: None,
         }
     }
 
     /// The largest buffer at the peak, with the equation and source line that make it.
     pub(crate) fn largest_buffer(&self) -> Option<Box<LargestBuffer>> {
-        self.largest.first().map(|b| {
-            Box::new(LargestBuffer {
-                bytes: b.bytes,
-                dtype: b.aval.dtype.short_name(),
-                shape: b.aval.shape.to_vec(),
-                kind: b.kind,
-                primitive: b.primitive,
-                equation: b.equation,
-                source: b.source,
-            })
-        })
+        self.largest.first().map(LargestBuffer::from_info)
     }
 
     /// An SVG chart of the live bytes over the program's steps, the peak step marked and

@@ -1,6 +1,7 @@
 //! The memory limit of compiled calls (`memory::set_memory_limit`, `OXLA_MEMORY_LIMIT`),
 //! kept beside the allocator: a buffer that is dropped while a limit is in force is not
-//! held for reuse.
+//! held for reuse. Also the limit of each device's plan (`set_device_memory_limit`,
+//! `OXLA_DEVICE_MEMORY`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -56,5 +57,35 @@ pub(crate) fn limited() -> bool {
         UNSET => crate::env::memory_limit_set(),
         UNLIMITED => false,
         _ => true,
+    }
+}
+
+/// The limit `set_device_memory_limit` set: unset (read `OXLA_DEVICE_MEMORY`), none, or
+/// bytes.
+static DEVICE_LIMIT: AtomicUsize = AtomicUsize::new(UNSET);
+
+/// Limits the memory each device may plan to use in a compiled call (a map over devices:
+/// `pmap`, `shard_map`, `vmap(f).devices`), beside the whole call's
+/// [`set_memory_limit`]; `None` removes it. A call in which one device's plan exceeds it
+/// returns [`Error::OutOfMemory`](crate::Error::OutOfMemory) naming that device (and, for
+/// `vmap(f).devices`, a chunk size that fits there) before anything runs. Overrides the
+/// environment variable `OXLA_DEVICE_MEMORY`.
+pub fn set_device_memory_limit(bytes: Option<usize>) {
+    DEVICE_LIMIT.store(
+        bytes.map_or(UNLIMITED, |b| b.min(UNLIMITED - 1)),
+        Ordering::Relaxed,
+    );
+}
+
+/// The limit of each device in force: [`set_device_memory_limit`]'s, else
+/// `OXLA_DEVICE_MEMORY`'s (a size as for `OXLA_MEMORY_LIMIT`), else none.
+///
+/// # Panics
+/// When it reads `OXLA_DEVICE_MEMORY` and the value is not a size of at least one byte.
+pub fn device_memory_limit() -> Option<usize> {
+    match DEVICE_LIMIT.load(Ordering::Relaxed) {
+        UNSET => crate::env::device_memory().unwrap_or_else(|msg| panic!("{msg}")),
+        UNLIMITED => None,
+        b => Some(b),
     }
 }

@@ -150,6 +150,7 @@ fn allocate(dtype: DType, shape: &[usize], nbytes: usize) -> Result<Buffer> {
         })),
         fitting_chunk_size: None,
         advice: String::new(),
+        device: None,
     })
 }
 

@@ -108,6 +108,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                 limit: Some(limit),
                 refused: None,
                 largest,
+                device: None,
                 ..
             }) => {
                 let fit = self.fitting_chunk(&args, exe.analysis(), limit);
@@ -118,6 +119,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
                     largest,
                     fitting_chunk_size: fit.as_ref().map(|(k, _)| *k),
                     advice: fit.map_or_else(String::new, |(_, advice)| advice),
+                    device: None,
                 })
             }
             out => out,
@@ -362,6 +364,17 @@ impl Executable {
             let plan = &self.plan.analysis;
             if plan.peak_bytes > limit {
                 return Err(plan.out_of_memory(limit));
+            }
+        }
+        if let Some(limit) = crate::memory::device_memory_limit() {
+            let over = self
+                .plan
+                .analysis
+                .devices
+                .iter()
+                .find(|d| d.peak_bytes > limit);
+            if let Some(d) = over {
+                return Err(d.out_of_memory(limit));
             }
         }
         let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use super::fuse::Step;
 use crate::core::prim::Kind;
 use crate::core::{Atom, ClosedJaxpr, Prim};
-use crate::memory::{BufferInfo, BufferKind, ChunkPlan, MemoryAnalysis};
+use crate::memory::{BufferInfo, BufferKind, ChunkPlan, DevicePlan, MemoryAnalysis};
 
 /// The lifetime facts the executor follows.
 #[derive(Debug)]
@@ -71,6 +71,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
     let mut scratch = vec![0usize; n];
     let mut transient_buffers: HashMap<usize, Vec<BufferInfo>> = HashMap::new();
     let mut chunk_plans = Vec::new();
+    let mut device_plans = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         if let Step::Kernel(k) = step {
             scratch[i] = super::kernel::scratch_bytes(k);
@@ -89,6 +90,8 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
                 transient_buffers.insert(i, per_chunk.collect());
                 let plan = c.chunk_plan(e.source);
                 chunk_plans.extend(plan.map(|c| ChunkPlan { step: i, ..c }));
+                let devices = c.device_plans(e.source);
+                device_plans.extend(devices.into_iter().map(|d| DevicePlan { step: i, ..d }));
             }
         }
     }
@@ -141,6 +144,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         constant_bytes: saturating_sum(j.constvars.iter().map(|v| v.aval.nbytes())),
         output_bytes,
         chunks: chunk_plans,
+        devices: device_plans,
         step_primitives,
         ..MemoryAnalysis::default()
     };

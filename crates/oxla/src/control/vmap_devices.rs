@@ -10,11 +10,12 @@
 
 use std::panic::Location;
 
-use super::shard_map::{shares, stage, OutSpec};
+use super::shard_map::{shares, stage_advised, OutSpec};
+use crate::compiler::Executable;
 use crate::core::axis_env::with_split_axis;
 use crate::core::tree::Tree;
 use crate::core::{trace_avals, with_line, Aval, Tensor};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::transforms::batching::{batch_jaxpr, moveaxis};
 use crate::transforms::chunked::budget::chunk_for_budget;
 use crate::transforms::vmap::{check_out_axis, place_output, Traced};
@@ -117,7 +118,8 @@ impl<F, B> OnDevices<F, B> {
                 for share in shares(&rows) {
                     let chunk = match (v.chunk, budget) {
                         (Some(k), _) => k,
-                        (_, Some(b)) => chunk_for_budget(&mapped, share, b, at, &trace)?,
+                        (_, Some(b)) => chunk_for_budget(&mapped, share, b, at, &trace)
+                            .map_err(|e| on_device(e, rows.iter().position(|&r| r == share)))?,
                         (None, None) => share,
                     };
                     let body = |xs: Vec<Tensor>| {
@@ -170,8 +172,25 @@ impl<F, B> OnDevices<F, B> {
                 .iter()
                 .map(|d| d.map_or(OutSpec::Invariant, |_| OutSpec::Concat(0)))
                 .collect();
+            let fits = match crate::memory::device_memory_limit() {
+                Some(limit) if !chunked => {
+                    let trace = v.chunk_trace(&cj, &operands, &mapped, &out_axes, at);
+                    let chunkable = v.axis_name.is_none_or(|a| !cj.jaxpr.names_axis(a));
+                    bodies
+                        .iter()
+                        .zip(shares(&rows))
+                        .map(|(b, share)| {
+                            let over = Executable::new(b.clone()).analysis().peak_bytes > limit;
+                            (over && chunkable)
+                                .then(|| chunk_for_budget(&mapped, share, limit, at, &trace).ok())
+                                .flatten()
+                        })
+                        .collect()
+                }
+                Some(_) | None => vec![None; bodies.len()],
+            };
             let in_dims = mapped.iter().map(|&m| m.then_some(0)).collect();
-            let joined = stage(name, &rows, &operands, in_dims, bodies, out_specs);
+            let joined = stage_advised(name, &rows, &operands, in_dims, bodies, out_specs, fits);
             let results: Vec<Tensor> = joined
                 .into_iter()
                 .zip(kinds)
@@ -181,7 +200,7 @@ impl<F, B> OnDevices<F, B> {
                     // A chunked map stacks every result; one mapped nowhere is any row.
                     (true, None) => t.index(0),
                     // A mapped result's axis is first (the body moved it).
-                    _ => place_output(t, d.map(|_| 0), a, n, i),
+                    (false, _) | (true, Some(_)) => place_output(t, d.map(|_| 0), a, n, i),
                 })
                 .collect();
             Ok(out.rebuild(&mut results.into_iter()))
@@ -193,7 +212,13 @@ impl<F, B> OnDevices<F, B> {
     fn rows(&self, n: usize, at: &'static Location<'static>) -> Vec<usize> {
         let count = crate::devices::device_count();
         let d = self.devices;
-        if d == 0 || d > count {
+        if d == 0 {
+            panic!(
+                "{}: .devices(0): a batch needs at least one device\n  at {at}",
+                self.vmap.what()
+            );
+        }
+        if d > count {
             panic!(
                 "{}: .devices({d}), but {count} devices are available (OXLA_NUM_DEVICES or \
                  oxla::set_num_devices sets the count)\n  at {at}",
@@ -205,6 +230,14 @@ impl<F, B> OnDevices<F, B> {
             .map(|k| n / used + usize::from(k < n % used))
             .collect()
     }
+}
+
+/// `e`, an out-of-memory error of one device's chunk plan, naming that device.
+fn on_device(mut e: Error, device: Option<usize>) -> Error {
+    if let Error::OutOfMemory { device: d, .. } = &mut e {
+        *d = device;
+    }
+    e
 }
 
 /// The avals of one block of `share` examples of `operands`, mapped ones along axis 0.
@@ -226,7 +259,8 @@ impl<F> OnDevices<F> {
     /// Runs the vectorised function on `args`, split over the devices.
     ///
     /// Mistakes in the axes panic as in [`Vmap::call`]; so does a device count above the
-    /// machine's, or a collective that uneven blocks do not allow.
+    /// machine's, or a `ppermute` or `all_to_all` over the vmap's axis (refused for any
+    /// split, even blocks included).
     #[track_caller]
     pub fn call<A: Tree, O: Tree>(&self, args: A) -> O
     where

@@ -9,7 +9,7 @@ use std::panic::Location;
 
 use super::{ClosedJaxpr, Tensor};
 use crate::array::{Array, Aval};
-use crate::memory::{BufferInfo, ChunkPlan};
+use crate::memory::{BufferInfo, ChunkPlan, DevicePlan};
 
 /// A control-flow primitive: the chunked map, `scan`, `cond` or `while`.
 ///
@@ -74,6 +74,11 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     /// The chunk plan, for a chunked map staged at `source`.
     fn chunk_plan(&self, _source: &'static Location<'static>) -> Option<ChunkPlan> {
         None
+    }
+
+    /// Each device's plan, for a map over devices staged at `source`.
+    fn device_plans(&self, _source: &'static Location<'static>) -> Vec<DevicePlan> {
+        vec![]
     }
 }
 

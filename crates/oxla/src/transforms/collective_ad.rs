@@ -55,19 +55,8 @@ fn widen(c: &Collective, y: &Tensor, x: &Tensor) -> Tensor {
 /// This member's block (`len` long) of `y` along `dimension`, the members' blocks `sizes`
 /// long in member order: the transpose of an all_gather of uneven blocks, after its `psum`.
 fn own_block(c: &Collective, y: &Tensor, sizes: &[usize], dimension: usize, len: usize) -> Tensor {
-    let starts: Vec<i32> = sizes
-        .iter()
-        .scan(0, |at, &s| {
-            *at += s;
-            Some((*at - s) as i32)
-        })
-        .collect();
-    let index = Collective {
-        op: CollectiveOp::AxisIndex,
-        axes: c.axes.clone(),
-    };
-    let me = bind(Prim::Collective(index), &[], current_line()).remove(0);
-    let start = crate::numpy::take(Tensor::from_vec(starts, &[sizes.len()]), me, 0, None);
+    let name = c.names().first().cloned().expect("a named axis");
+    let start = super::batching::block_start(&name, sizes);
     lax::dynamic_slice_in_dim(y, &start, len, dimension)
 }
 

@@ -13,11 +13,11 @@ use crate::{close, panics};
 
 type T = Tensor;
 
-/// A collective that uneven blocks allow (all but `ppermute`, `all_to_all` and what is
-/// built on them), drawn by `pick` as [`op_for`] draws one.
+/// A collective that uneven blocks allow (all but `ppermute` and `all_to_all`), drawn by
+/// `pick` as [`op_for`] draws one.
 fn allowed(pick: u32, n: usize, shape: &mut [usize]) -> Op {
-    let kind = [0, 1, 2, 3, 4, 5, 6, 7, 12][pick as usize % 9];
-    op_for((pick / 9 % 1000) * 14 + kind, n, shape)
+    let kind = [0, 1, 2, 3, 4, 5, 6, 7, 12, 13][pick as usize % 10];
+    op_for((pick / 10 % 1000) * 14 + kind, n, shape)
 }
 
 proptest! {
@@ -184,4 +184,84 @@ fn collectives_of_fixed_blocks_are_refused() {
         msg.contains(".devices(9), but 3 devices are available"),
         "{msg}"
     );
+}
+
+/// Ties of `pmax` spread over devices share the derivative as the plain vmap's do: the
+/// whole axis's tied examples, each alike.
+#[test]
+fn ties_across_devices_share_the_gradient() {
+    crate::pmap::devices();
+    // Examples 0 and 1 on device 0, example 4 on device 1 hold the maximum.
+    let x = jnp::array(&[3.0f32, 3.0, 1.0, 0.0, 3.0], &[5]);
+    for d in 1..=3 {
+        let total = |x: T| {
+            jnp::sum(
+                vmap(|v: T| lax::pmax(&v, "i"))
+                    .axis_name("i")
+                    .devices(d)
+                    .call(x),
+                None,
+            )
+        };
+        let g = grad(total).call(x.clone());
+        let third = 5.0 / 3.0;
+        let want = jnp::array(&[third, third, 0.0, 0.0, third], &[5]);
+        close(&g, &want, 1e-6, &format!("d={d}")).unwrap();
+        let y: T = vmap(|v: T| lax::pmin(&v, "i"))
+            .axis_name("i")
+            .devices(d)
+            .call(x.clone());
+        assert_eq!(y.to_vec::<f32>(), vec![0.0; 5]);
+    }
+    let inf = jnp::array(&[1.0f32, f32::INFINITY, 2.0], &[3]);
+    let y: T = vmap(|v: T| lax::pmax(&v, "i"))
+        .axis_name("i")
+        .devices(2)
+        .call(inf);
+    assert_eq!(y.to_vec::<f32>(), vec![f32::INFINITY; 3]);
+}
+
+/// The split map under an outer vmap (cut along a later dimension, two bodies), under
+/// `jvp`, with fewer examples than devices, with gradients through `psum_scatter` and a
+/// tiled `all_gather`, and with a nested map of the same axis name inside `f`.
+#[test]
+fn more_compositions() {
+    crate::pmap::devices();
+    let x = random::normal_dtype(&random::key(7), &[4, 5, 3], DType::F64);
+    let f = |v: T| &v * lax::psum(&v, "i") + lax::all_gather(&v, "i", 0, true).sum(None);
+    let inner = |x: T| -> T { vmap(f).axis_name("i").devices(2).call(x) };
+    let plain = |x: T| -> T { vmap(f).axis_name("i").call(x) };
+    let outer: T = vmap(inner).call(x.clone());
+    let want: T = vmap(plain).call(x.clone());
+    close(&outer, &want, 1e-12, "vmap of devices").unwrap();
+    let t = random::normal_dtype(&random::key(8), &[4, 5, 3], DType::F64);
+    let (_, tan) = oxla::jvp(inner, x.clone(), t.clone());
+    let (_, tan_want) = oxla::jvp(plain, x.clone(), t);
+    close(&tan, &tan_want, 1e-12, "jvp").unwrap();
+
+    let small = random::normal_dtype(&random::key(9), &[2, 6], DType::F64);
+    let g = |x: T| {
+        let s = lax::psum_scatter(&jnp::sin(&x), "i", 0, true);
+        let u = lax::psum_scatter(&x.index((..2,)), "i", 0, false);
+        (jnp::tanh(&s).sum(None) + (&u * &u).sum(None)) * lax::pmean(&x, "i").sum(None)
+    };
+    for d in 1..=3 {
+        let split = |x: T| jnp::sum(vmap(g).axis_name("i").devices(d).call(x), None);
+        let whole = |x: T| jnp::sum(vmap(g).axis_name("i").call(x), None);
+        let got = grad(split).call(small.clone());
+        let want = grad(whole).call(small.clone());
+        close(&got, &want, 1e-12, &format!("psum_scatter grad, d={d}")).unwrap();
+    }
+
+    // The same name bound again inside f: its collectives are the inner map's.
+    let nested = |v: T| {
+        let row: T = vmap(|w: T| &w - lax::pmean(&w, "i"))
+            .axis_name("i")
+            .call(v.clone());
+        row * lax::psum(&v, "i").sum(None)
+    };
+    let m = random::normal(&random::key(10), &[5, 4]);
+    let got: T = vmap(nested).axis_name("i").devices(3).call(m.clone());
+    let want: T = vmap(nested).axis_name("i").call(m);
+    close(&got, &want, 1e-5, "nested name").unwrap();
 }

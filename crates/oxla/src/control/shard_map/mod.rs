@@ -1,14 +1,17 @@
-//! The map over devices: one primitive, `shard_map`, that `pmap` and `shard_map` stage
-//! (as JAX 0.10's `pmap` is `jit(shard_map)`). Its body is one device's program: each
-//! mapped operand is cut into one block per device along its mapped dimension, every
-//! device runs the body on its blocks at once (each on its own pool, `crate::devices`),
-//! and the members meet at the body's collectives over the map's axis. Each result is
-//! joined from the devices' blocks along its dimension, taken from device 0 when it is the
-//! same on every device, or summed over the devices (the cotangents of unmapped operands).
+//! The map over devices: one primitive, `shard_map`, that `pmap`, `shard_map` and
+//! `vmap(f).devices` stage (as JAX 0.10's `pmap` is `jit(shard_map)`). Each mapped operand
+//! is cut into one block per device along its mapped dimension, in proportion to the
+//! devices' shares (all equal for `pmap` and `shard_map`; `vmap(f).devices` gives the
+//! first devices one example more). A body is one device's program, one per distinct
+//! share; every device runs its body on its blocks at once (each on its own pool,
+//! `crate::devices`), and the members meet at the bodies' collectives over the map's axis.
+//! Each result is joined from the devices' blocks along its dimension, taken from device 0
+//! when it is the same on every device, or summed over the devices (the cotangents of
+//! unmapped operands).
 //!
 //! Unmapped operands are shared by the devices, not copied. Under `jit` the whole map is
 //! one step. Its batching, JVP and VJP rules (`rules.rs`) stage a new map of the
-//! transformed body.
+//! transformed bodies.
 
 mod rules;
 
@@ -18,7 +21,7 @@ use crate::array::{Array, Aval};
 use crate::compiler::Executable;
 use crate::core::control_flow::debug_by_identity;
 use crate::core::{bind, ClosedJaxpr, ControlFlow, Prim, Tensor};
-use crate::memory::BufferInfo;
+use crate::memory::{BufferInfo, DevicePlan};
 use crate::prims::{reduce, shape, ReduceOp};
 use crate::transforms::bodies::open;
 
@@ -39,6 +42,8 @@ struct Body {
     share: usize,
     jaxpr: ClosedJaxpr,
     compiled: OnceLock<Executable>,
+    /// A chunk size under which the block fits the device limit it was staged under.
+    fits: Option<usize>,
 }
 
 /// The parameters of a map over devices (see the module documentation).
@@ -83,6 +88,27 @@ pub(crate) fn stage(
     bodies: Vec<ClosedJaxpr>,
     out_specs: Vec<OutSpec>,
 ) -> Vec<Tensor> {
+    let fits = vec![None; bodies.len()];
+    stage_advised(axis_name, rows, operands, in_dims, bodies, out_specs, fits)
+}
+
+/// [`stage`], with a chunk size per body under which its block fits the device limit (the
+/// advice its out-of-memory error gives).
+#[track_caller]
+pub(crate) fn stage_advised(
+    axis_name: &str,
+    rows: &[usize],
+    operands: &[Tensor],
+    in_dims: Vec<Option<usize>>,
+    bodies: Vec<ClosedJaxpr>,
+    out_specs: Vec<OutSpec>,
+    fits: Vec<Option<usize>>,
+) -> Vec<Tensor> {
+    assert_eq!(
+        bodies.len(),
+        shares(rows).len(),
+        "a map over devices takes one body per distinct share of {rows:?}"
+    );
     let consts: Vec<Vec<Tensor>> = bodies.iter().map(|b| b.consts.clone()).collect();
     let avals: Vec<Vec<Aval>> = consts
         .iter()
@@ -93,11 +119,13 @@ pub(crate) fn stage(
     let bodies = bodies
         .into_iter()
         .zip(shares(rows))
+        .zip(fits)
         .enumerate()
-        .map(|(k, (b, share))| Body {
+        .map(|(k, ((b, share), fits))| Body {
             share,
             jaxpr: open(b, &avals[..k].concat(), &avals[k + 1..].concat()),
             compiled: OnceLock::new(),
+            fits,
         })
         .collect();
     let spec = ShardMapSpec {
@@ -264,6 +292,11 @@ impl ControlFlow for ShardMapSpec {
 
     /// Runs the body on every device at once and joins the results.
     fn eval(&self, ins: &[Array]) -> Vec<Array> {
+        // Compiled here, before the devices start: none waits at a collective for another
+        // that is still compiling.
+        for b in &self.bodies {
+            Self::compiled(b);
+        }
         // Lines the body prints go where the caller's go.
         let sink = crate::core::callback::current_sink();
         let outs = crate::devices::run(&self.axis_name, self.size(), |d| {
@@ -303,7 +336,8 @@ impl ControlFlow for ShardMapSpec {
         Some(&self.axis_name)
     }
 
-    /// Every device's working memory: its body's planned peak beyond its blocks.
+    /// The devices' working memory: each one's body's planned peak beyond its blocks,
+    /// summed over the devices, with the largest buffers of the one that plans the most.
     fn working_bytes(&self) -> (usize, Vec<BufferInfo>) {
         let mut best = (0, vec![]);
         let mut total = 0;
@@ -318,6 +352,30 @@ impl ControlFlow for ShardMapSpec {
             }
         }
         (total, best.1)
+    }
+
+    fn device_plans(&self, source: &'static std::panic::Location<'static>) -> Vec<DevicePlan> {
+        (0..self.size())
+            .map(|device| {
+                let b = self.body_of(device);
+                let plan = Self::compiled(b).analysis();
+                let ins = b.jaxpr.jaxpr.in_avals();
+                let cut = || ins.iter().zip(&self.in_dims);
+                DevicePlan {
+                    device,
+                    rows: cut().find_map(|(a, d)| d.map(|k| a.shape[k])).unwrap_or(0),
+                    peak_bytes: plan.peak_bytes,
+                    shared_bytes: cut()
+                        .filter(|(_, d)| d.is_none())
+                        .map(|(a, _)| a.nbytes())
+                        .sum(),
+                    largest: plan.largest.first().cloned(),
+                    fitting_chunk_size: b.fits,
+                    source,
+                    step: 0,
+                }
+            })
+            .collect()
     }
 
     fn batch(

@@ -1,5 +1,5 @@
-//! The map over devices under the other transforms: each rule traces the transformed body
-//! on one device's blocks and stages a new map of it.
+//! The map over devices under the other transforms: each rule traces each transformed body
+//! on the blocks of the devices that run it and stages a new map of them.
 //!
 //! - **vmap**: the body is batched (over the vmap's own axis name, so collectives over it
 //!   inside the devices' body batch too); batched operands carry the batch axis first, and

@@ -69,10 +69,36 @@ impl Collective {
         let Some(x) = x else {
             return Array::scalar(rank as i32);
         };
-        // Members of uneven blocks gather operands of different lengths.
+        // Members of uneven blocks gather operands of different lengths along the
+        // gathered dimension, shown as `_`.
         let operand = match &self.op {
-            CollectiveOp::AllGather { sizes: Some(_), .. } => format!("{} blocks", x.dtype()),
-            _ => crate::array::aval_of(x).to_string(),
+            CollectiveOp::AllGather {
+                sizes: Some(_),
+                dimension,
+                ..
+            } => {
+                let dims: Vec<String> = x
+                    .shape()
+                    .iter()
+                    .enumerate()
+                    .map(|(k, s)| {
+                        if k == *dimension {
+                            "_".into()
+                        } else {
+                            s.to_string()
+                        }
+                    })
+                    .collect();
+                format!("{}[{}]", x.dtype(), dims.join(","))
+            }
+            CollectiveOp::AllGather { sizes: None, .. }
+            | CollectiveOp::Psum
+            | CollectiveOp::Pmax
+            | CollectiveOp::Pmin
+            | CollectiveOp::ReduceScatter { .. }
+            | CollectiveOp::Ppermute { .. }
+            | CollectiveOp::AllToAll { .. }
+            | CollectiveOp::AxisIndex => crate::array::aval_of(x).to_string(),
         };
         let what = format!("{}[{}] of {operand}", self.name(), self.printed());
         match &self.op {
@@ -211,7 +237,24 @@ fn all_gather(
     shape: &[usize],
 ) -> Array {
     let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
+        // The members' runs must tile the result: one rank, and one shape but for the
+        // gathered dimension (which the shape rule checked against the sizes).
+        let cut = |a: &Array| {
+            let mut s = a.shape().to_vec();
+            s.remove(dimension.min(s.len().saturating_sub(1)));
+            (a.ndim(), s)
+        };
+        assert!(
+            xs.iter().all(|a| cut(a) == cut(&xs[0])),
+            "{what}: the members' operands differ beyond the gathered dimension: {:?}",
+            xs.iter().map(|a| a.shape().to_vec()).collect::<Vec<_>>()
+        );
         let bytes = xs.iter().map(Array::nbytes).sum();
+        assert_eq!(
+            bytes,
+            shape.iter().product::<usize>() * x.dtype().size(),
+            "{what}: the members' operands do not fill the result of shape {shape:?}"
+        );
         Filling::new(xs, bytes)
     });
     let outer: usize = x.shape()[..dimension].iter().product();

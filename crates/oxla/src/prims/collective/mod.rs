@@ -262,10 +262,19 @@ impl Collective {
             } => {
                 if let Some(sizes) = sizes {
                     in_range(*dimension, rank, "all_gather_dimension")?;
-                    if !*tiled || sizes.len() != *axis_size || !sizes.contains(&shape[*dimension]) {
+                    if !*tiled {
+                        return Err("an all_gather of uneven blocks (sizes) is tiled".into());
+                    }
+                    if sizes.len() != *axis_size {
                         return Err(format!(
-                            "an all_gather of members' lengths {sizes:?} (tiled) takes a block \
-                             of one of those lengths, got {}",
+                            "sizes {sizes:?} lists {} members for an axis of {axis_size}",
+                            sizes.len()
+                        ));
+                    }
+                    if !sizes.contains(&shape[*dimension]) {
+                        return Err(format!(
+                            "a block of length {} along all_gather_dimension {dimension} is \
+                             none of the members' lengths {sizes:?}",
                             shape[*dimension]
                         ));
                     }

@@ -10,7 +10,7 @@
 //! refused.
 
 use super::collectives::{gathered, rebind, reduction};
-use super::{one, Batched};
+use super::{block_start, one, Batched};
 use crate::array::DType;
 use crate::core::{current_line, Tensor};
 use crate::ops as lax;
@@ -34,9 +34,21 @@ pub(super) fn batch(
         )
     };
     match &c.op {
-        CollectiveOp::Psum | CollectiveOp::Pmax | CollectiveOp::Pmin => {
+        CollectiveOp::Psum => {
             let (ys, _) = reduction(c, &args[0], dims[0], n, Some(name));
             (vec![across(c.op.clone(), &ys[0])], vec![None])
+        }
+        CollectiveOp::Pmax | CollectiveOp::Pmin => {
+            let (x, d) = (&args[0], dims[0]);
+            let (ys, _) = reduction(c, x, d, n, Some(name));
+            let y = across(c.op.clone(), &ys[0]);
+            let y = match d {
+                Some(d) if c.axes.len() == 1 && x.dtype().is_inexact() => {
+                    ties_shared(&y, x, d, &|x| across(CollectiveOp::Psum, x))
+                }
+                Some(_) | None => y,
+            };
+            (vec![y], vec![None])
         }
         CollectiveOp::AllGather {
             dimension, tiled, ..
@@ -58,7 +70,7 @@ pub(super) fn batch(
         }
         CollectiveOp::AxisIndex => {
             let local = lax::iota(DType::I32, &[n], 0);
-            let start = lax::broadcast_in_dim(&block_start(name, rows, 1), &[n], &[]);
+            let start = lax::broadcast_in_dim(&block_start(name, rows), &[n], &[]);
             one(lax::add(&local, &start), 0)
         }
         CollectiveOp::ReduceScatter {
@@ -74,8 +86,8 @@ pub(super) fn batch(
             };
             let total = across(CollectiveOp::Psum, &here);
             let per = total.shape()[*s] / rows.iter().sum::<usize>().max(1);
-            let mine =
-                lax::dynamic_slice_in_dim(&total, &block_start(name, rows, per), n * per, *s);
+            let lengths: Vec<usize> = rows.iter().map(|r| r * per).collect();
+            let mine = lax::dynamic_slice_in_dim(&total, &block_start(name, &lengths), n * per, *s);
             if !*tiled {
                 return one(mine, *s);
             }
@@ -96,20 +108,22 @@ pub(super) fn batch(
     }
 }
 
-/// Where this device's block starts along the axis split by `rows` over the devices named
-/// `name`, times `per`: an `int32` scalar.
-fn block_start(name: &str, rows: &[usize], per: usize) -> Tensor {
-    let starts: Vec<i32> = rows
-        .iter()
-        .scan(0, |at, &r| {
-            *at += r;
-            Some(((*at - r) * per) as i32)
-        })
-        .collect();
-    let device = rebind(
-        CollectiveOp::AxisIndex,
-        vec![AxisName::Named(name.into())],
-        &[],
-    );
-    crate::numpy::take(Tensor::from_vec(starts, &[rows.len()]), device, 0, None)
+/// `y`, the extremum over the whole axis of `x` (mapped at `d`), with the derivative of
+/// the plain vmap's: the mean of the tangents of every example holding it, on any device
+/// (the device's extremum of its block's, then the devices', would weigh ties by device).
+/// The value stays `y`'s, an infinite one included.
+fn ties_shared(y: &Tensor, x: &Tensor, d: usize, psum: &dyn Fn(&Tensor) -> Tensor) -> Tensor {
+    let fixed = lax::stop_gradient(y);
+    let kept: Vec<usize> = (0..x.ndim()).filter(|&k| k != d).collect();
+    let at = lax::broadcast_in_dim(&fixed, x.shape(), &kept);
+    let hit = lax::convert_element_type(&lax::eq(x, &at), x.dtype());
+    let count = psum(&lax::reduce(&hit, crate::prims::ReduceOp::Sum, &[d]));
+    let picked = psum(&lax::reduce(
+        &lax::mul(x, &hit),
+        crate::prims::ReduceOp::Sum,
+        &[d],
+    ));
+    let mean = lax::div(&picked, &count);
+    let moved = lax::add(&fixed, &lax::sub(&mean, &lax::stop_gradient(&mean)));
+    lax::select_n(&crate::numpy::isfinite(&fixed), &[fixed.clone(), moved])
 }

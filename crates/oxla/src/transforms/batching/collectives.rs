@@ -5,7 +5,8 @@
 //! `psum[axes=(0,)]`), `all_gather` the mapped axis moved into place, `axis_index` an
 //! `iota`, `ppermute` a take of the examples, and so on. An unmapped operand is the same
 //! on every example: its `psum` is the value times the axis size. Over another axis the
-//! collective stays, its positions moved past the mapped axis.
+//! collective stays, its positions moved past the mapped axis. Over an axis split over
+//! devices (`vmap(f).devices`), `across_devices.rs` completes each one across them.
 
 use super::{moveaxis, one, shifted, Batched};
 use crate::array::DType;

@@ -30,6 +30,24 @@ pub(crate) use replay::batch_jaxpr;
 
 type Batched = (Vec<Tensor>, Vec<Option<usize>>);
 
+/// Where this member's block starts, the members along the axis `name` holding blocks of
+/// `lengths` in member order: an `int32` scalar.
+pub(crate) fn block_start(name: &str, lengths: &[usize]) -> Tensor {
+    let starts: Vec<i32> = lengths
+        .iter()
+        .scan(0, |at, &r| {
+            *at += r;
+            Some((*at - r) as i32)
+        })
+        .collect();
+    let index = crate::prims::Collective {
+        op: crate::prims::CollectiveOp::AxisIndex,
+        axes: vec![crate::prims::AxisName::Named(name.into())],
+    };
+    let me = crate::core::bind(Prim::Collective(index), &[], crate::core::current_line()).remove(0);
+    crate::numpy::take(Tensor::from_vec(starts, &[lengths.len()]), me, 0, None)
+}
+
 /// `x` with axis `from` moved to position `to`.
 pub(crate) fn moveaxis(x: &Tensor, from: usize, to: usize) -> Tensor {
     if from == to {

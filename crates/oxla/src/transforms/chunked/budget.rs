@@ -113,5 +113,6 @@ pub(crate) fn chunk_for_budget(
         largest: one.largest,
         fitting_chunk_size: None,
         advice,
+        device: None,
     })
 }

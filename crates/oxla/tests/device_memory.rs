@@ -1,0 +1,109 @@
+//! Memory per device: the compiled plan of a map over devices shows each device's plan
+//! (its rows, peak, shared operands, largest buffer and its line), and a limit on each
+//! device (`set_device_memory_limit`, `OXLA_DEVICE_MEMORY`) that one device's plan exceeds
+//! makes the call return `Error::OutOfMemory` naming that device and a chunk size that fits
+//! there, before anything runs, its inputs intact. A binary of its own: the limit is the
+//! process's.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use oxla::numpy as jnp;
+use oxla::{debug, jit, memory, random, vmap, Error, Tensor};
+
+type T = Tensor;
+
+/// A per-example program whose plan grows with the examples: a sorted outer product
+/// (the sort's result is a buffer of its own), counted by a callback when it runs.
+fn per_example(runs: Arc<AtomicUsize>) -> impl Fn(T) -> T + Clone {
+    move |v: T| {
+        let runs = runs.clone();
+        debug::callback(
+            move |_: T| {
+                runs.fetch_add(1, Ordering::Relaxed);
+            },
+            v.clone(),
+        );
+        jnp::sort(&(v.index((.., None)) * v.index((None, ..))), None).max(None)
+    }
+}
+
+#[test]
+fn a_device_over_its_limit_is_named_with_a_chunk_size_that_fits_there() {
+    oxla::set_num_devices(2);
+    let x = random::normal(&random::key(0), &[3, 256]);
+    let runs = Arc::new(AtomicUsize::new(0));
+    let f = per_example(runs.clone());
+    let g = f.clone();
+    let mapped = jit(move |x: T| vmap(g.clone()).devices(2).call(x));
+    let plan = mapped.lower(&x).compile().memory_analysis().clone();
+    // 3 rows over 2 devices: 2 and 1.
+    let rows: Vec<usize> = plan.devices.iter().map(|d| d.rows).collect();
+    assert_eq!(rows, vec![2, 1], "{plan}");
+    let (two, one) = (plan.devices[0].peak_bytes, plan.devices[1].peak_bytes);
+    assert!(two > one + 200_000, "{plan}");
+    let shown = plan.to_string();
+    assert!(shown.contains("device 0   2 rows"), "{shown}");
+    assert!(shown.contains("device_memory.rs"), "{shown}");
+    let largest = plan.devices[0].largest.clone().expect("a largest buffer");
+    assert_eq!(largest.aval.shape.to_vec(), vec![2, 256, 256], "{plan}");
+
+    // A limit between the 1-row and the 2-row plans.
+    memory::set_device_memory_limit(Some((one + two) / 2));
+    let err = mapped
+        .call(x.clone())
+        .expect_err("device 0 is over its limit");
+    memory::set_device_memory_limit(None);
+    let Error::OutOfMemory {
+        device,
+        needed,
+        limit,
+        fitting_chunk_size,
+        ..
+    } = &err
+    else {
+        panic!("expected OutOfMemory, got {err:?}")
+    };
+    assert_eq!(*device, Some(0), "{err}");
+    assert_eq!(*needed, two, "{err}");
+    assert_eq!(*limit, Some((one + two) / 2), "{err}");
+    assert_eq!(*fitting_chunk_size, Some(1), "{err}");
+    let text = err.to_string();
+    assert!(text.starts_with("out of memory on device 0:"), "{text}");
+    assert!(text.contains("chunks of 1"), "{text}");
+    assert_eq!(runs.load(Ordering::Relaxed), 0, "nothing ran");
+
+    // The advice holds, and the inputs are intact.
+    let chunked = jit(move |x: T| vmap(f.clone()).devices(2).chunk_size(1).call(x));
+    memory::set_device_memory_limit(Some((one + two) / 2));
+    let got = chunked.call(x.clone());
+    memory::set_device_memory_limit(None);
+    let want: T = vmap(per_example(Arc::new(AtomicUsize::new(0)))).call(x.clone());
+    assert_eq!(
+        got.expect("fits in chunks of 1").to_vec::<f32>(),
+        want.to_vec::<f32>()
+    );
+    assert_eq!(runs.load(Ordering::Relaxed), 3);
+}
+
+#[test]
+fn a_budget_no_example_fits_names_the_device() {
+    oxla::set_num_devices(2);
+    let x = jnp::ones(&[5, 256]);
+    let f = per_example(Arc::new(AtomicUsize::new(0)));
+    let err = vmap(f)
+        .devices(2)
+        .memory_budget(10_000)
+        .call(x)
+        .expect_err("no example fits");
+    assert!(
+        matches!(
+            err,
+            Error::OutOfMemory {
+                device: Some(0),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
