@@ -50,6 +50,8 @@ pub use control::{pmap, shard_map};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
 pub use core::{axis_env, eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
+#[cfg(feature = "mpi")]
+pub use devices::distributed;
 pub use devices::{
     device_count, local_device_count, process_count, process_index, set_num_devices,
 };

@@ -431,7 +431,12 @@ impl Executable {
                     // so no open trace can record it and no shape rule runs again.
                     let e = &j.eqns[*i];
                     let ins: Vec<Array> = e.inputs.iter().map(|a| read(&env, a)).collect();
-                    let outs = e.prim.eval(&ins);
+                    // A collective's meeting names the user's line in its errors.
+                    let outs = if matches!(e.prim, crate::core::Prim::Collective(_)) {
+                        crate::devices::at_line(e.source, || e.prim.eval(&ins))
+                    } else {
+                        e.prim.eval(&ins)
+                    };
                     drop(ins);
                     for (v, a) in e.outputs.iter().zip(outs) {
                         env.insert(v.id, a);

@@ -9,7 +9,7 @@
 
 use std::panic::Location;
 
-use super::shard_map::{block_aval, stage, OutSpec};
+use super::shard_map::{block_aval, stage, stage_advised, OutSpec};
 use crate::core::axis_env::with_axis;
 use crate::core::tree::Tree;
 use crate::core::{trace_avals, with_line, Aval, Tensor};
@@ -110,7 +110,9 @@ impl<F> Pmap<F> {
             if sizes.iter().any(|&s| s != n) {
                 panic!("pmap: mapped axes must all have one size, got {sizes:?}\n  at {at}");
             }
-            let devices = crate::devices::device_count();
+            // Each process maps over its own devices; under MPI the axis is every
+            // process's devices, rank by rank.
+            let devices = crate::devices::local_device_count();
             if n > devices {
                 panic!(
                     "pmap: the mapped axis has size {n}, which requires {n} devices, but only \
@@ -118,6 +120,7 @@ impl<F> Pmap<F> {
                      the count)\n  at {at}"
                 );
             }
+            let processes = crate::devices::process_count();
             let avals: Vec<Aval> = leaves
                 .iter()
                 .zip(&axes)
@@ -156,14 +159,18 @@ impl<F> Pmap<F> {
                     })
                     .collect::<Vec<Tensor>>()
             };
-            let (cj, _) = with_axis(self.axis_name, n, || trace_avals(body, &args, &avals));
-            let outs = stage(
+            let (cj, _) = with_axis(self.axis_name, n * processes, || {
+                trace_avals(body, &args, &avals)
+            });
+            let outs = stage_advised(
                 self.axis_name,
                 &vec![1; n],
                 &leaves,
                 axes,
                 vec![cj],
                 out_specs,
+                vec![None],
+                processes > 1,
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")

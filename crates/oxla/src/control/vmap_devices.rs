@@ -190,7 +190,9 @@ impl<F, B> OnDevices<F, B> {
                 Some(_) | None => vec![None; bodies.len()],
             };
             let in_dims = mapped.iter().map(|&m| m.then_some(0)).collect();
-            let joined = stage_advised(name, &rows, &operands, in_dims, bodies, out_specs, fits);
+            let joined = stage_advised(
+                name, &rows, &operands, in_dims, bodies, out_specs, fits, false,
+            );
             let results: Vec<Tensor> = joined
                 .into_iter()
                 .zip(kinds)

@@ -11,7 +11,8 @@
 //! and `OXLA_COLLECTIVE_TIMEOUT` bounds a wait, naming the members that did not come.
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -19,18 +20,25 @@ use std::time::Instant;
 pub(crate) struct Group {
     axis: Arc<str>,
     n: usize,
+    /// This process's index among the processes the group spans, and their number.
+    process: usize,
+    processes: usize,
     state: Mutex<Round>,
     turn: Condvar,
 }
 
 type Shared = Arc<dyn Any + Send + Sync>;
 
+/// What a member brings to a meeting: the collective it is at (compared between the
+/// members), the same with the user's line that binds it (shown in errors), and its value.
+type Slot = (String, String, Box<dyn Any + Send>);
+
 /// The meeting in progress and the result of the last one.
 struct Round {
     /// Counts the meetings finished.
     generation: u64,
     /// What each member brought to the meeting in progress.
-    slots: Vec<Option<(String, Box<dyn Any + Send>)>>,
+    slots: Vec<Option<Slot>>,
     /// The last meeting's result, or why it failed.
     done: Option<Result<Shared, String>>,
     /// A member that failed, ending the group.
@@ -51,6 +59,21 @@ pub(super) fn is_echo(payload: &(dyn Any + Send)) -> bool {
 thread_local! {
     /// The group this thread's member belongs to, and its rank.
     static MEMBER: RefCell<Option<(Arc<Group>, usize)>> = const { RefCell::new(None) };
+    /// The user's line of the collective this thread runs.
+    static LINE: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
+}
+
+/// Runs `f`, a collective's kernel, with `line` as the user's line that bound it: errors
+/// of its meeting name it.
+pub(crate) fn at_line<R>(line: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<&'static Location<'static>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LINE.with(|l| l.set(self.0));
+        }
+    }
+    let _restore = Restore(LINE.with(|l| l.replace(Some(line))));
+    f()
 }
 
 /// The group and rank of the member running on this thread, inside a mapped call.
@@ -69,11 +92,14 @@ impl Drop for Membership {
 }
 
 impl Group {
-    /// A group of `n` members over the axis `axis`.
-    pub(super) fn new(axis: &str, n: usize) -> Group {
+    /// A group of `n` members over the axis `axis`, in this process (`process` of
+    /// `processes`, each with `n` members).
+    pub(super) fn new(axis: &str, n: usize, process: usize, processes: usize) -> Group {
         Group {
             axis: Arc::from(axis),
             n,
+            process,
+            processes,
             state: Mutex::new(Round {
                 generation: 0,
                 slots: (0..n).map(|_| None).collect(),
@@ -90,9 +116,19 @@ impl Group {
         &self.axis
     }
 
-    /// The number of members.
+    /// The number of members in this process.
     pub(crate) fn size(&self) -> usize {
         self.n
+    }
+
+    /// The number of processes the group spans (1 without MPI).
+    pub(crate) fn processes(&self) -> usize {
+        self.processes
+    }
+
+    /// The index along the axis of this process's first member.
+    pub(crate) fn first(&self) -> usize {
+        self.process * self.n
     }
 
     /// Makes this thread member `rank` until the guard drops.
@@ -136,11 +172,15 @@ impl Group {
         T: Send + 'static,
         R: Send + Sync + 'static,
     {
+        let shown = match LINE.with(Cell::get) {
+            Some(line) => format!("{what} (at {line})"),
+            None => what.clone(),
+        };
         let mut s = self.lock();
         let generation = s.generation;
-        s.slots[rank] = Some((what, Box::new(value)));
+        s.slots[rank] = Some((what, shown, Box::new(value)));
         if s.slots.iter().all(Option::is_some) {
-            let brought: Vec<(String, Box<dyn Any + Send>)> = s
+            let brought: Vec<Slot> = s
                 .slots
                 .iter_mut()
                 .map(|v| v.take().expect("every member came"))
@@ -163,20 +203,20 @@ impl Group {
     /// message for members at different collectives.
     fn combine<T: 'static, R: Send + Sync + 'static>(
         &self,
-        brought: Vec<(String, Box<dyn Any + Send>)>,
+        brought: Vec<Slot>,
         finish: impl FnOnce(Vec<T>) -> R,
     ) -> Result<Shared, String> {
-        if let Some(k) = brought.iter().position(|(w, _)| *w != brought[0].0) {
+        if let Some(k) = brought.iter().position(|(w, ..)| *w != brought[0].0) {
             return Err(format!(
                 "devices disagree on the collective over axis {:?}: device 0 is at {}, \
                  device {k} at {} (a collective inside control flow whose path differs \
                  between devices?)",
-                self.axis, brought[0].0, brought[k].0
+                self.axis, brought[0].1, brought[k].1
             ));
         }
         let values = brought
             .into_iter()
-            .map(|(_, v)| {
+            .map(|(_, _, v)| {
                 *v.downcast::<T>()
                     .unwrap_or_else(|_| unreachable!("one type"))
             })
@@ -196,7 +236,7 @@ impl Group {
         let limit = crate::env::collective_timeout();
         while s.generation == generation {
             if let Some(f) = s.failed {
-                let what = s.slots[rank].take().map(|(w, _)| w).unwrap_or_default();
+                let what = s.slots[rank].take().map(|(_, w, _)| w).unwrap_or_default();
                 drop(s);
                 std::panic::panic_any(Echo(format!(
                     "device {rank} left {what} over axis {:?}: device {f} failed",
@@ -204,7 +244,7 @@ impl Group {
                 )));
             }
             if let Some(k) = (0..self.n).find(|&k| s.finished[k] && s.slots[k].is_none()) {
-                let what = s.slots[rank].take().map(|(w, _)| w).unwrap_or_default();
+                let what = s.slots[rank].take().map(|(_, w, _)| w).unwrap_or_default();
                 s.failed.get_or_insert(rank);
                 self.turn.notify_all();
                 drop(s);
@@ -220,7 +260,7 @@ impl Group {
                 Some(limit) => {
                     let left = limit.saturating_sub(start.elapsed());
                     if left.is_zero() {
-                        let what = s.slots[rank].as_ref().map(|(w, _)| w.clone());
+                        let what = s.slots[rank].as_ref().map(|(_, w, _)| w.clone());
                         let absent: Vec<usize> =
                             (0..self.n).filter(|&k| s.slots[k].is_none()).collect();
                         s.failed.get_or_insert(rank);

@@ -8,11 +8,13 @@
 //! pool; the members meet at every collective through a `Group` (`group.rs`), the
 //! in-process communicator.
 
+#[cfg(feature = "mpi")]
+pub mod distributed;
 mod group;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub(crate) use group::{member, Group};
+pub(crate) use group::{at_line, member, Group};
 
 /// One CPU device: its own pool of threads.
 struct Device {
@@ -70,10 +72,10 @@ pub fn set_num_devices(n: usize) {
     );
 }
 
-/// The number of devices (JAX's `jax.device_count()`): this process's, as there is one
-/// process.
+/// The number of devices (JAX's `jax.device_count()`): every process's (each process has
+/// as many).
 pub fn device_count() -> usize {
-    devices().len()
+    devices().len() * process_count()
 }
 
 /// The number of devices of this process (JAX's `jax.local_device_count()`).
@@ -81,14 +83,25 @@ pub fn local_device_count() -> usize {
     devices().len()
 }
 
-/// This process's index among the processes (JAX's `jax.process_index()`): 0.
+/// This process's index among the processes (JAX's `jax.process_index()`): its MPI rank
+/// once `oxla::distributed::initialize` (`--features mpi`) ran, else 0.
 pub fn process_index() -> usize {
-    0
+    processes().0
 }
 
-/// The number of processes (JAX's `jax.process_count()`): 1.
+/// The number of processes (JAX's `jax.process_count()`): the MPI ranks once
+/// `oxla::distributed::initialize` (`--features mpi`) ran, else 1.
 pub fn process_count() -> usize {
-    1
+    processes().1
+}
+
+/// This process's rank and the number of processes.
+fn processes() -> (usize, usize) {
+    #[cfg(feature = "mpi")]
+    if let Some(w) = distributed::world() {
+        return w;
+    }
+    (0, 1)
 }
 
 /// Runs `f(d)` on devices `0..n` at once, each on its own pool, the members meeting at
@@ -96,12 +109,20 @@ pub fn process_count() -> usize {
 /// order. A panic on one device ends the group (the others' collectives return at once)
 /// and is raised again here.
 ///
+/// With `global`, the group spans every process (`pmap` after
+/// `oxla::distributed::initialize` (`--features mpi`)): its collectives combine across the processes too.
+///
 /// One mapped call runs on the devices at a time: two calls' members sharing the devices'
 /// threads could each wait at a collective for a member the other holds up.
 ///
 /// # Panics
 /// When `n` passes the device count, or inside another map over devices.
-pub(crate) fn run<R: Send>(axis: &str, n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+pub(crate) fn run<R: Send>(
+    axis: &str,
+    n: usize,
+    global: bool,
+    f: impl Fn(usize) -> R + Sync,
+) -> Vec<R> {
     static BUSY: Mutex<()> = Mutex::new(());
     let all = devices();
     assert!(
@@ -117,7 +138,8 @@ pub(crate) fn run<R: Send>(axis: &str, n: usize, f: impl Fn(usize) -> R + Sync) 
         );
     }
     let _busy = BUSY.lock().unwrap_or_else(|e| e.into_inner());
-    let group = Arc::new(Group::new(axis, n));
+    let (process, processes) = if global { processes() } else { (0, 1) };
+    let group = Arc::new(Group::new(axis, n, process, processes));
     let one = |d: usize| {
         let group = group.clone();
         all[d].pool.install(|| {

@@ -255,3 +255,32 @@ fn chunked_maps_and_budgets_inside_each_device() {
     let budgeted: T = pmap(budget).axis_name("i").call(x);
     close(&budgeted, &want, 1e-5, "pmap(vmap.memory_budget)").unwrap();
 }
+
+#[test]
+fn mismatched_collectives_fail_naming_both_lines() {
+    devices();
+    // Device 0 takes the branch with a psum, device 1 the one with a pmax.
+    let x = jnp::arange(2.0);
+    let msg = panics::message(|| {
+        let _: T = pmap(|v: T| {
+            let first = lax::axis_index("i").eq(0);
+            lax::cond(
+                &first,
+                |v: T| lax::psum(&v, "i"),
+                |v: T| lax::pmax(&v, "i"),
+                v,
+            )
+        })
+        .axis_name("i")
+        .call(x.clone());
+    });
+    assert!(msg.contains("devices disagree on the collective"), "{msg}");
+    // Both collectives' lines, one after the other.
+    let at: Vec<usize> = msg
+        .split("tests/collectives/pmap.rs:")
+        .skip(1)
+        .map(|rest| rest.split(':').next().unwrap_or("").parse().unwrap_or(0))
+        .collect();
+    assert_eq!(at.len(), 2, "{msg}");
+    assert_eq!(at[1], at[0] + 1, "{msg}");
+}

@@ -61,6 +61,9 @@ pub struct ShardMapSpec {
     pub(crate) out_specs: Vec<OutSpec>,
     /// One device's program per distinct share, in the order of the devices.
     bodies: Vec<Body>,
+    /// Whether the map spans every process (a `pmap` under MPI), its devices every
+    /// process's, or runs on this process's devices alone.
+    pub(crate) global: bool,
 }
 
 debug_by_identity!(ShardMapSpec, axis_name, rows, in_dims, out_specs);
@@ -89,11 +92,14 @@ pub(crate) fn stage(
     out_specs: Vec<OutSpec>,
 ) -> Vec<Tensor> {
     let fits = vec![None; bodies.len()];
-    stage_advised(axis_name, rows, operands, in_dims, bodies, out_specs, fits)
+    stage_advised(
+        axis_name, rows, operands, in_dims, bodies, out_specs, fits, false,
+    )
 }
 
 /// [`stage`], with a chunk size per body under which its block fits the device limit (the
-/// advice its out-of-memory error gives).
+/// advice its out-of-memory error gives), over every process's devices if `global`.
+#[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub(crate) fn stage_advised(
     axis_name: &str,
@@ -103,6 +109,7 @@ pub(crate) fn stage_advised(
     bodies: Vec<ClosedJaxpr>,
     out_specs: Vec<OutSpec>,
     fits: Vec<Option<usize>>,
+    global: bool,
 ) -> Vec<Tensor> {
     assert_eq!(
         bodies.len(),
@@ -134,6 +141,7 @@ pub(crate) fn stage_advised(
         in_dims,
         out_specs,
         bodies,
+        global,
     };
     let mut ins = operands.to_vec();
     ins.extend(consts.into_iter().flatten());
@@ -299,7 +307,7 @@ impl ControlFlow for ShardMapSpec {
         }
         // Lines the body prints go where the caller's go.
         let sink = crate::core::callback::current_sink();
-        let outs = crate::devices::run(&self.axis_name, self.size(), |d| {
+        let outs = crate::devices::run(&self.axis_name, self.size(), self.global, |d| {
             let exe = Self::compiled(self.body_of(d));
             crate::core::callback::with_sink(sink.clone(), || exe.run_arrays(self.blocks(ins, d)))
         });

@@ -12,7 +12,7 @@
 //!   result gives each device its whole cotangent. The cotangent of a mapped operand is
 //!   joined from the blocks, that of an unmapped one summed over the devices.
 
-use super::{block_aval, stage, OutSpec, ShardMapSpec};
+use super::{block_aval, stage_advised, OutSpec, ShardMapSpec};
 use crate::array::Aval;
 use crate::core::{trace_avals, ClosedJaxpr, Tensor};
 use crate::numpy::scalar_tensor;
@@ -42,6 +42,27 @@ fn trace_blocks(
             trace_avals(|xs| f(body, xs), &operands.to_vec(), &avals).0
         })
         .collect()
+}
+
+/// A new map of `bodies` over the devices of `spec`.
+fn restage(
+    spec: &ShardMapSpec,
+    operands: &[Tensor],
+    in_dims: Vec<Option<usize>>,
+    bodies: Vec<ClosedJaxpr>,
+    out_specs: Vec<OutSpec>,
+) -> Vec<Tensor> {
+    let fits = vec![None; bodies.len()];
+    stage_advised(
+        &spec.axis_name,
+        &spec.rows,
+        operands,
+        in_dims,
+        bodies,
+        out_specs,
+        fits,
+        spec.global,
+    )
 }
 
 pub(super) fn batch(
@@ -80,14 +101,7 @@ pub(super) fn batch(
             other => *other,
         })
         .collect();
-    let outs = stage(
-        &spec.axis_name,
-        &spec.rows,
-        &moved,
-        in_dims,
-        bodies,
-        out_specs,
-    );
+    let outs = restage(spec, &moved, in_dims, bodies, out_specs);
     let k = outs.len();
     (outs, vec![Some(0); k])
 }
@@ -114,14 +128,7 @@ pub(super) fn jvp(
     });
     let mut out_specs = spec.out_specs.clone();
     out_specs.extend(fo.iter().map(|&k| spec.out_specs[k]));
-    let mut outs = stage(
-        &spec.axis_name,
-        &spec.rows,
-        &ops,
-        in_dims,
-        bodies,
-        out_specs,
-    );
+    let mut outs = restage(spec, &ops, in_dims, bodies, out_specs);
     let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
     (outs, touts)
 }
@@ -170,14 +177,7 @@ pub(super) fn vjp(
         .iter()
         .map(|&i| spec.in_dims[i].map_or(OutSpec::Summed, OutSpec::Concat))
         .collect();
-    let grads = stage(
-        &spec.axis_name,
-        &spec.rows,
-        &ops,
-        in_dims,
-        bodies,
-        out_specs,
-    );
+    let grads = restage(spec, &ops, in_dims, bodies, out_specs);
     let mut out = vec![None; np];
     for (g, &i) in grads.into_iter().zip(&act) {
         out[i] = Some(g);

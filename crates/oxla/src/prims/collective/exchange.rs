@@ -67,8 +67,23 @@ impl Collective {
             )
         };
         let Some(x) = x else {
-            return Array::scalar(rank as i32);
+            return Array::scalar((group.first() + rank) as i32);
         };
+        let crosses = matches!(
+            self.op,
+            CollectiveOp::Psum
+                | CollectiveOp::Pmax
+                | CollectiveOp::Pmin
+                | CollectiveOp::AllGather { sizes: None, .. }
+        );
+        if group.processes() > 1 && !crosses {
+            panic!(
+                "{} over axis {}: across processes (MPI) psum, pmean, pmax, pmin, all_gather \
+                 and axis_index run; this one does not yet",
+                self.name(),
+                crate::prims::pyfmt::tuple(&self.axes)
+            );
+        }
         // Members of uneven blocks gather operands of different lengths along the
         // gathered dimension, shown as `_`.
         let operand = match &self.op {
@@ -192,7 +207,7 @@ fn all_reduce(group: &Group, rank: usize, what: String, op: ReduceOp, x: &Array)
     let (lo, hi) = part(x.size(), group.size(), rank);
     fill_range(op, &filling, lo, hi);
     let done = group.meet(rank, format!("{what} (combined)"), (), |_| {
-        filling.finish(x, x.shape())
+        reduce_across(group, filling.finish(x, x.shape()), op, &what)
     });
     (*done).clone()
 }
@@ -236,6 +251,9 @@ fn all_gather(
     dimension: usize,
     shape: &[usize],
 ) -> Array {
+    // This process's members' part of the result (all of it without MPI).
+    let mut local = shape.to_vec();
+    local[dimension] /= group.processes();
     let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
         // The members' runs must tile the result: one rank, and one shape but for the
         // gathered dimension (which the shape rule checked against the sizes).
@@ -252,8 +270,8 @@ fn all_gather(
         let bytes = xs.iter().map(Array::nbytes).sum();
         assert_eq!(
             bytes,
-            shape.iter().product::<usize>() * x.dtype().size(),
-            "{what}: the members' operands do not fill the result of shape {shape:?}"
+            local.iter().product::<usize>() * x.dtype().size(),
+            "{what}: the members' operands do not fill the result of shape {local:?}"
         );
         Filling::new(xs, bytes)
     });
@@ -276,7 +294,46 @@ fn all_gather(
         }
     }
     let done = group.meet(rank, format!("{what} (gathered)"), (), |_| {
-        filling.finish(x, shape)
+        let here = filling.finish(x, &local);
+        if group.processes() == 1 {
+            return here;
+        }
+        // This process's members joined, then the processes' joined in rank order.
+        gather_across(here, dimension, &what)
     });
     (*done).clone()
+}
+
+/// A reduction's result in this process, combined with the other processes' (MPI).
+#[cfg(feature = "mpi")]
+fn reduce_across(group: &Group, local: Array, op: ReduceOp, what: &str) -> Array {
+    use crate::devices::distributed::{all_reduce, Combine};
+    if group.processes() == 1 {
+        return local;
+    }
+    let how = match op {
+        ReduceOp::Sum => Combine::Sum,
+        ReduceOp::Max => Combine::Max,
+        ReduceOp::Min => Combine::Min,
+        other => unreachable!("no collective reduces by {other:?}"),
+    };
+    all_reduce(&local, how, what)
+}
+
+/// Without MPI a group is one process's.
+#[cfg(not(feature = "mpi"))]
+fn reduce_across(_group: &Group, local: Array, _op: ReduceOp, _what: &str) -> Array {
+    local
+}
+
+/// A gather's result in this process, joined with the other processes' along `dimension`.
+#[cfg(feature = "mpi")]
+fn gather_across(local: Array, dimension: usize, what: &str) -> Array {
+    crate::devices::distributed::all_gather(&local, dimension, what)
+}
+
+/// Without MPI a group is one process's.
+#[cfg(not(feature = "mpi"))]
+fn gather_across(local: Array, _dimension: usize, _what: &str) -> Array {
+    local
 }

@@ -1,0 +1,121 @@
+//! The collectives of a `pmap` across processes, under MPI: run with two ranks of two
+//! devices each,
+//!
+//! ```text
+//! cargo build --features mpi --example mpi_check
+//! mpirun -np 2 target/debug/examples/mpi_check
+//! ```
+//!
+//! Each rank maps over its two devices; the axis is the four devices of both ranks, rank
+//! by rank. Every collective that crosses processes (`psum`, `pmean`, `pmax`, `pmin`,
+//! `all_gather` stacked and tiled, `axis_index`) and a data-parallel gradient (`pmean` of
+//! per-device gradients) is checked against its value computed on every rank from the
+//! whole data. The closing line, from rank 0, counts the checks of every rank:
+//! `N passed, N failed`; the exit status is 1 when one failed.
+
+use oxla::numpy as jnp;
+use oxla::{grad, lax, pmap, Tensor};
+
+type T = Tensor;
+
+/// Device `g`'s data (of the four): three numbers depending on `g`.
+fn data(g: usize) -> T {
+    let g = g as f32;
+    jnp::array(&[g, 10.0 - 2.0 * g, g * g], &[3])
+}
+
+fn main() {
+    let mpi = oxla::distributed::initialize();
+    oxla::set_num_devices(2);
+    let (rank, ranks) = (mpi.rank(), mpi.size());
+    let local = oxla::local_device_count();
+    let all: Vec<T> = (0..ranks * local).map(data).collect();
+    let mine = jnp::stack(&all[rank * local..(rank + 1) * local], 0);
+    let every = jnp::stack(&all, 0);
+    let mut results: Vec<(&str, bool)> = vec![];
+    let mut check = |what: &'static str, got: T, want: T| {
+        let same = got.shape() == want.shape()
+            && got
+                .array()
+                .to_f64_vec()
+                .iter()
+                .zip(want.array().to_f64_vec())
+                .all(|(a, b)| (a - b).abs() <= 1e-5 * (1.0 + b.abs()));
+        if !same {
+            eprintln!("rank {rank}: {what}: got {got}, want {want}");
+        }
+        results.push((what, same));
+    };
+    check(
+        "device and process counts",
+        jnp::array(
+            &[oxla::device_count() as f32, oxla::process_count() as f32],
+            &[2],
+        ),
+        jnp::array(&[(ranks * local) as f32, ranks as f32], &[2]),
+    );
+    let each = |t: T| jnp::stack(&vec![t; local], 0);
+    let run = |f: fn(&T) -> T| -> T { pmap(move |v: T| f(&v)).axis_name("i").call(mine.clone()) };
+    check("psum", run(|v| lax::psum(v, "i")), each(every.sum(0)));
+    check(
+        "pmean",
+        run(|v| lax::pmean(v, "i")),
+        each(jnp::mean(&every, 0)),
+    );
+    check(
+        "pmax",
+        run(|v| lax::pmax(v, "i")),
+        each(jnp::max(&every, 0)),
+    );
+    check(
+        "pmin",
+        run(|v| lax::pmin(v, "i")),
+        each(jnp::min(&every, 0)),
+    );
+    check(
+        "all_gather",
+        run(|v| lax::all_gather(v, "i", 0, false)),
+        each(every.clone()),
+    );
+    check(
+        "all_gather tiled",
+        run(|v| lax::all_gather(v, "i", 0, true)),
+        each(every.reshape(&[-1])),
+    );
+    check(
+        "axis_index",
+        run(|v| lax::axis_index("i").astype(v.dtype()) + v * 0.0),
+        jnp::stack(
+            &(0..local)
+                .map(|d| jnp::full(&[3], (rank * local + d) as f64))
+                .collect::<Vec<_>>(),
+            0,
+        ),
+    );
+    // Data-parallel descent: each device's gradient of its loss, averaged over all.
+    let w = jnp::array(&[0.5f32, -1.0, 2.0], &[3]);
+    let loss = |(w, x): (T, T)| jnp::sum(jnp::tanh(&(&w * &x)), None);
+    let step: T = pmap(move |x: T| lax::pmean(&grad(loss).call((w.clone(), x)), "i"))
+        .axis_name("i")
+        .call(mine.clone());
+    let w2 = jnp::array(&[0.5f32, -1.0, 2.0], &[3]);
+    let want = (0..ranks * local)
+        .map(|g| grad(loss).call((w2.clone(), data(g))))
+        .fold(jnp::zeros(&[3]), |a, b| a + b)
+        / (ranks * local) as f64;
+    check("pmean of gradients", step, each(want));
+
+    let failed = results.iter().filter(|(_, ok)| !ok).count();
+    let counts = jnp::array(&[(results.len() - failed) as f32, failed as f32], &[1, 2]);
+    let counts = jnp::concatenate(&vec![counts; local], 0);
+    let totals: T = pmap(|c: T| lax::psum(&c, "i")).axis_name("i").call(counts);
+    let totals = totals.index(0).to_vec::<f32>();
+    let (passed, failed) = (totals[0] as usize / local, totals[1] as usize / local);
+    if rank == 0 {
+        println!("{passed} passed, {failed} failed");
+    }
+    drop(mpi);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
