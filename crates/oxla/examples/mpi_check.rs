@@ -8,9 +8,10 @@
 //!
 //! Each rank maps over its two devices; the axis is the four devices of both ranks, rank
 //! by rank. Every collective that crosses processes (`psum`, `pmean`, `pmax`, `pmin`,
-//! `all_gather` stacked and tiled, `axis_index`) and a data-parallel gradient (`pmean` of
-//! per-device gradients) is checked against its value computed on every rank from the
-//! whole data. The closing line, from rank 0, counts the checks of every rank:
+//! `all_gather` stacked and tiled along either dimension, `axis_index`), integers, `jit`,
+//! a data-parallel gradient (`pmean` of per-device gradients) and a gradient through the
+//! `pmap` itself are checked against their values computed on every rank from the whole
+//! data. The closing line, from rank 0, counts the checks of every rank:
 //! `N passed, N failed`; the exit status is 1 when one failed.
 
 use oxla::numpy as jnp;
@@ -104,6 +105,57 @@ fn main() {
         .fold(jnp::zeros(&[3]), |a, b| a + b)
         / (ranks * local) as f64;
     check("pmean of gradients", step, each(want));
+
+    // A gradient through the pmap: its result the same on every device (out_axes None),
+    // the weights unmapped, so their cotangent sums over every rank's devices.
+    let total = move |(w, xs): (T, T)| -> T {
+        pmap(|(w, x): (T, T)| lax::pmean(&jnp::sum(jnp::tanh(&(&w * &x)), None), "i"))
+            .axis_name("i")
+            .in_axes((None::<i32>, 0))
+            .out_axes(None::<i32>)
+            .call((w, xs))
+    };
+    let w = jnp::array(&[0.5f32, -1.0, 2.0], &[3]);
+    let g = grad(total).call((w.clone(), mine.clone()));
+    let whole = |w: T| jnp::mean(jnp::tanh(&(&w * &every)).sum(1), None);
+    check("grad through pmap, out_axes None", g, grad(whole).call(w));
+    // Gathers along a later dimension of a 2-D operand, stacked and tiled; integers; jit.
+    let pairs = |t: &T| jnp::stack(&[t.clone(), t * 2.0], 0);
+    let mine2 = jnp::stack(
+        &(0..local)
+            .map(|d| pairs(&all[rank * local + d]))
+            .collect::<Vec<_>>(),
+        0,
+    );
+    let every2 = jnp::stack(&all.iter().map(pairs).collect::<Vec<_>>(), 1);
+    let gather = |axis: usize, tiled: bool| -> T {
+        pmap(move |v: T| lax::all_gather(&v, "i", axis, tiled))
+            .axis_name("i")
+            .call(mine2.clone())
+    };
+    check("all_gather at 1", gather(1, false), each(every2.clone()));
+    check(
+        "all_gather at 1, tiled",
+        gather(1, true),
+        each(every2.reshape(&[2, -1])),
+    );
+    let ints: T = oxla::jit(|x: T| {
+        pmap(|v: T| lax::psum(&v.astype(oxla::DType::I32), "i"))
+            .axis_name("i")
+            .call(x)
+    })
+    .call(mine.clone())
+    .expect("fits");
+    check(
+        "jit(pmap(psum)) of int32",
+        ints.astype(oxla::DType::F32),
+        each(
+            every
+                .astype(oxla::DType::I32)
+                .sum(0)
+                .astype(oxla::DType::F32),
+        ),
+    );
 
     let failed = results.iter().filter(|(_, ok)| !ok).count();
     let counts = jnp::array(&[(results.len() - failed) as f32, failed as f32], &[1, 2]);

@@ -30,8 +30,9 @@ pub struct Pmap<F> {
 
 /// Runs `f` once per device on one example each, as `jax.pmap`: the mapped axis (0 unless
 /// [`in_axes`](Pmap::in_axes) says otherwise) must not be longer than
-/// [`device_count`](crate::device_count), and collectives over
-/// [`axis_name`](Pmap::axis_name) run across the devices.
+/// [`local_device_count`](crate::local_device_count), and collectives over
+/// [`axis_name`](Pmap::axis_name) run across the devices. Under MPI (`--features mpi`)
+/// each process maps over all its devices and the axis is every process's, rank by rank.
 ///
 /// ```
 /// use oxla::{lax, numpy as jnp, pmap, Tensor};
@@ -121,6 +122,13 @@ impl<F> Pmap<F> {
                 );
             }
             let processes = crate::devices::process_count();
+            if processes > 1 && n != devices {
+                panic!(
+                    "pmap across {processes} processes maps over every local device, as JAX's \
+                     does: the mapped axis has size {n}, this process has {devices} devices\n  \
+                     at {at}"
+                );
+            }
             let avals: Vec<Aval> = leaves
                 .iter()
                 .zip(&axes)
@@ -170,7 +178,7 @@ impl<F> Pmap<F> {
                 vec![cj],
                 out_specs,
                 vec![None],
-                processes > 1,
+                processes,
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")
@@ -253,7 +261,7 @@ impl<F> ShardMap<F> {
             let dims = self
                 .in_specs
                 .leaf_axes(&args.def(), &leaves, "shard_map", at);
-            let count = crate::devices::device_count();
+            let count = crate::devices::local_device_count();
             let n = self.devices.unwrap_or(count);
             if n == 0 || n > count {
                 panic!("shard_map: a mesh of {n} devices, but {count} are available\n  at {at}");

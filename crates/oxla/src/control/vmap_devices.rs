@@ -190,9 +190,7 @@ impl<F, B> OnDevices<F, B> {
                 Some(_) | None => vec![None; bodies.len()],
             };
             let in_dims = mapped.iter().map(|&m| m.then_some(0)).collect();
-            let joined = stage_advised(
-                name, &rows, &operands, in_dims, bodies, out_specs, fits, false,
-            );
+            let joined = stage_advised(name, &rows, &operands, in_dims, bodies, out_specs, fits, 1);
             let results: Vec<Tensor> = joined
                 .into_iter()
                 .zip(kinds)
@@ -212,7 +210,7 @@ impl<F, B> OnDevices<F, B> {
     /// Each device's number of examples of `n`: as even as they can be, the longer blocks
     /// first, on no more devices than examples.
     fn rows(&self, n: usize, at: &'static Location<'static>) -> Vec<usize> {
-        let count = crate::devices::device_count();
+        let count = crate::devices::local_device_count();
         let d = self.devices;
         if d == 0 {
             panic!(

@@ -5,8 +5,15 @@
 //! own collective (`all_reduce_into`, `all_gather_into`).
 //!
 //! [`initialize`] starts MPI (threads serialized: one thread of a process calls MPI at a
-//! time) and returns the guard that ends it; a panic on any rank aborts every rank, so no
-//! rank waits for ever at a collective another will never reach.
+//! time) and returns the guard that ends it; a panic on any rank, on any thread, caught or
+//! not, aborts every rank, so no rank waits for ever at a collective another will never
+//! reach.
+//!
+//! Not yet: the ranks are not checked to be at the same collective (members of one
+//! process are); `OXLA_COLLECTIVE_TIMEOUT` does not bound the wait across ranks; `ppermute`,
+//! `psum_scatter` (so the gradient of `all_gather`) and `all_to_all` do not cross; arrays
+//! cross as f32, f64, i8, i32, i64, u8 or u32; MPI's maximum and minimum do not
+//! propagate NaN as oxla's do.
 
 use std::sync::Mutex;
 
@@ -24,12 +31,17 @@ static UNIVERSE: Mutex<Option<Universe>> = Mutex::new(None);
 /// This process's rank and the number of ranks, once [`initialize`]d.
 static WORLD: Mutex<Option<(usize, usize)>> = Mutex::new(None);
 
+/// Held by the thread calling MPI: one at a time (serialized threads).
+static CALLING: Mutex<()> = Mutex::new(());
+
 /// MPI, started by [`initialize`]; dropping it ends MPI (`MPI_Finalize`), which every rank
 /// must reach.
 #[must_use = "MPI ends when the guard drops: keep it for the program's life"]
 pub struct Distributed {
     rank: usize,
     size: usize,
+    /// MPI ends on the thread that started it: the guard stays there.
+    _here: std::marker::PhantomData<*const ()>,
 }
 
 impl Distributed {
@@ -84,13 +96,20 @@ pub fn initialize() -> Distributed {
         let before = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             before(info);
-            if WORLD.lock().map(|w| w.is_some()).unwrap_or(false) {
+            let started = WORLD.try_lock().map(|w| w.is_some()).unwrap_or(true);
+            if started {
                 eprintln!("oxla: rank {rank} panicked; aborting every rank");
+                // Another thread inside MPI holds the lock; MPI_Abort ends it anyway.
+                let _calling = CALLING.try_lock();
                 SimpleCommunicator::world().abort(1);
             }
         }));
     }
-    Distributed { rank, size }
+    Distributed {
+        rank,
+        size,
+        _here: std::marker::PhantomData,
+    }
 }
 
 /// This process's rank and the number of ranks, when MPI is started.
@@ -144,6 +163,7 @@ fn reduce_as<T: Elem + Equivalence + Default>(a: &Array, how: Combine) -> Array 
         Combine::Max => SystemOperation::max(),
         Combine::Min => SystemOperation::min(),
     };
+    let _calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
     for (s, r) in send.chunks(CHUNK).zip(recv.chunks_mut(CHUNK)) {
         world.all_reduce_into(s, r, op);
     }
@@ -164,12 +184,15 @@ fn gather_as<T: Elem + Equivalence + Default + Copy>(a: &Array, dimension: usize
     let ranks = world.size() as usize;
     let send = a.as_slice::<T>();
     assert!(
-        send.len() <= CHUNK,
-        "an all_gather across processes of {} elements per rank passes MPI's count",
+        send.len() * ranks <= i32::MAX as usize,
+        "an all_gather across processes of {} elements from each of {ranks} ranks passes \
+         MPI's count",
         send.len()
     );
     let mut all = vec![T::default(); send.len() * ranks];
+    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
     world.all_gather_into(send, &mut all[..]);
+    drop(calling);
     // [rank, outer, inner] to [outer, rank, inner].
     let outer: usize = a.shape()[..dimension].iter().product();
     let inner = send.len() / outer.max(1);

@@ -95,6 +95,19 @@ pub fn process_count() -> usize {
     processes().1
 }
 
+/// `a`, summed with the other processes' (MPI) when a map spans `processes` of them.
+pub(crate) fn sum_across_processes(
+    a: crate::array::Array,
+    processes: usize,
+) -> crate::array::Array {
+    #[cfg(feature = "mpi")]
+    if processes > 1 {
+        return distributed::all_reduce(&a, distributed::Combine::Sum, "a map's summed result");
+    }
+    let _ = processes;
+    a
+}
+
 /// This process's rank and the number of processes.
 fn processes() -> (usize, usize) {
     #[cfg(feature = "mpi")]
@@ -109,8 +122,8 @@ fn processes() -> (usize, usize) {
 /// order. A panic on one device ends the group (the others' collectives return at once)
 /// and is raised again here.
 ///
-/// With `global`, the group spans every process (`pmap` after
-/// `oxla::distributed::initialize` (`--features mpi`)): its collectives combine across the processes too.
+/// With `processes` above 1 (a `pmap` under MPI), the group spans every process, which
+/// must be as many: its collectives combine across the processes too.
 ///
 /// One mapped call runs on the devices at a time: two calls' members sharing the devices'
 /// threads could each wait at a collective for a member the other holds up.
@@ -120,7 +133,7 @@ fn processes() -> (usize, usize) {
 pub(crate) fn run<R: Send>(
     axis: &str,
     n: usize,
-    global: bool,
+    processes: usize,
     f: impl Fn(usize) -> R + Sync,
 ) -> Vec<R> {
     static BUSY: Mutex<()> = Mutex::new(());
@@ -138,7 +151,16 @@ pub(crate) fn run<R: Send>(
         );
     }
     let _busy = BUSY.lock().unwrap_or_else(|e| e.into_inner());
-    let (process, processes) = if global { processes() } else { (0, 1) };
+    let process = if processes > 1 {
+        let (me, now) = self::processes();
+        assert_eq!(
+            now, processes,
+            "a map over the devices of {processes} processes runs with {now} (MPI ended?)"
+        );
+        me
+    } else {
+        0
+    };
     let group = Arc::new(Group::new(axis, n, process, processes));
     let one = |d: usize| {
         let group = group.clone();

@@ -61,9 +61,9 @@ pub struct ShardMapSpec {
     pub(crate) out_specs: Vec<OutSpec>,
     /// One device's program per distinct share, in the order of the devices.
     bodies: Vec<Body>,
-    /// Whether the map spans every process (a `pmap` under MPI), its devices every
-    /// process's, or runs on this process's devices alone.
-    pub(crate) global: bool,
+    /// The processes the map spans: every process (a `pmap` under MPI), the devices being
+    /// every process's, or 1, this process's devices alone.
+    pub(crate) processes: usize,
 }
 
 debug_by_identity!(ShardMapSpec, axis_name, rows, in_dims, out_specs);
@@ -93,12 +93,12 @@ pub(crate) fn stage(
 ) -> Vec<Tensor> {
     let fits = vec![None; bodies.len()];
     stage_advised(
-        axis_name, rows, operands, in_dims, bodies, out_specs, fits, false,
+        axis_name, rows, operands, in_dims, bodies, out_specs, fits, 1,
     )
 }
 
 /// [`stage`], with a chunk size per body under which its block fits the device limit (the
-/// advice its out-of-memory error gives), over every process's devices if `global`.
+/// advice its out-of-memory error gives), over the devices of `processes` processes.
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub(crate) fn stage_advised(
@@ -109,7 +109,7 @@ pub(crate) fn stage_advised(
     bodies: Vec<ClosedJaxpr>,
     out_specs: Vec<OutSpec>,
     fits: Vec<Option<usize>>,
-    global: bool,
+    processes: usize,
 ) -> Vec<Tensor> {
     assert_eq!(
         bodies.len(),
@@ -141,7 +141,7 @@ pub(crate) fn stage_advised(
         in_dims,
         out_specs,
         bodies,
-        global,
+        processes,
     };
     let mut ins = operands.to_vec();
     ins.extend(consts.into_iter().flatten());
@@ -307,7 +307,7 @@ impl ControlFlow for ShardMapSpec {
         }
         // Lines the body prints go where the caller's go.
         let sink = crate::core::callback::current_sink();
-        let outs = crate::devices::run(&self.axis_name, self.size(), self.global, |d| {
+        let outs = crate::devices::run(&self.axis_name, self.size(), self.processes, |d| {
             let exe = Self::compiled(self.body_of(d));
             crate::core::callback::with_sink(sink.clone(), || exe.run_arrays(self.blocks(ins, d)))
         });
@@ -329,7 +329,8 @@ impl ControlFlow for ShardMapSpec {
                                 .collect::<Vec<_>>(),
                             0,
                         );
-                        reduce::reduce(ReduceOp::Sum, &stacked, &[0])
+                        let here = reduce::reduce(ReduceOp::Sum, &stacked, &[0]);
+                        crate::devices::sum_across_processes(here, self.processes)
                     }
                 }
             })

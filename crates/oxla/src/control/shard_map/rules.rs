@@ -61,7 +61,7 @@ fn restage(
         bodies,
         out_specs,
         fits,
-        spec.global,
+        spec.processes,
     )
 }
 
@@ -154,7 +154,9 @@ pub(super) fn vjp(
         let (ct, dim) = match spec.out_specs[k] {
             OutSpec::Concat(d) => (ct, Some(d)),
             OutSpec::Invariant => {
-                let share = scalar_tensor(1.0 / spec.size() as f64, ct.dtype());
+                // Every device's, of every process the map spans, gets its share.
+                let devices = spec.size() * spec.processes;
+                let share = scalar_tensor(1.0 / devices as f64, ct.dtype());
                 (lax::mul(&ct, &share), None)
             }
             OutSpec::Summed => (ct, None),
