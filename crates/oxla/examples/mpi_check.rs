@@ -30,6 +30,10 @@ fn main() {
     oxla::set_num_devices(2);
     let (rank, ranks) = (mpi.rank(), mpi.size());
     let local = oxla::local_device_count();
+    if std::env::args().any(|a| a == "--mismatch") {
+        mismatch(local);
+        return;
+    }
     let all: Vec<T> = (0..ranks * local).map(data).collect();
     let mine = jnp::stack(&all[rank * local..(rank + 1) * local], 0);
     let every = jnp::stack(&all, 0);
@@ -170,4 +174,20 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
+}
+
+/// Rank 0's devices at a `psum`, the others' at a `pmax` of the same operand.
+fn mismatch(local: usize) {
+    let x = jnp::ones(&[local, 3]);
+    let _: T = pmap(|v: T| {
+        let first = lax::axis_index("i").lt(local as i32);
+        lax::cond(
+            &first,
+            |v: T| lax::psum(&v, "i"),
+            |v: T| lax::pmax(&v, "i"),
+            v,
+        )
+    })
+    .axis_name("i")
+    .call(x);
 }

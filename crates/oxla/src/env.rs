@@ -150,6 +150,26 @@ pub(crate) fn collective_timeout() -> Option<std::time::Duration> {
     })
 }
 
+/// `OXLA_COLLECTIVE_CHECK` as a switch (unset: off): whether every collective across MPI
+/// ranks first checks that the ranks are at the same one.
+///
+/// # Panics
+/// When the value is not a switch.
+#[cfg(feature = "mpi")]
+pub(crate) fn collective_check() -> bool {
+    static CHECK: OnceLock<bool> = OnceLock::new();
+    *CHECK.get_or_init(|| {
+        std::env::var("OXLA_COLLECTIVE_CHECK").is_ok_and(|v| {
+            parse_x64(&v).unwrap_or_else(|_| {
+                panic!(
+                    "OXLA_COLLECTIVE_CHECK={v:?} is not a switch: set it to 1 (or true) to \
+                     check, 0 (or false) or unset not to"
+                )
+            })
+        })
+    })
+}
+
 /// `OXLA_ENABLE_X64` as a switch (unset: off), or the message for a value that is not one.
 pub(crate) fn enable_x64() -> Result<bool, String> {
     std::env::var("OXLA_ENABLE_X64").map_or(Ok(false), |v| parse_x64(&v))

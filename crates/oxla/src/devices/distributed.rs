@@ -9,8 +9,11 @@
 //! not, aborts every rank, so no rank waits for ever at a collective another will never
 //! reach.
 //!
-//! Not yet: the ranks are not checked to be at the same collective (members of one
-//! process are); `OXLA_COLLECTIVE_TIMEOUT` does not bound the wait across ranks; `ppermute`,
+//! `OXLA_COLLECTIVE_CHECK=1` checks, before each collective across ranks, that every rank
+//! is at the same one (a hash of its primitive, parameters and operand, all-gathered):
+//! ranks at different ones fail naming both collectives and their lines.
+//!
+//! Not yet: `OXLA_COLLECTIVE_TIMEOUT` does not bound the wait across ranks; `ppermute`,
 //! `psum_scatter` (so the gradient of `all_gather`) and `all_to_all` do not cross; arrays
 //! cross as f32, f64, i8, i32, i64, u8 or u32; MPI's maximum and minimum do not
 //! propagate NaN as oxla's do.
@@ -149,8 +152,56 @@ macro_rules! with_mpi_dtype {
     };
 }
 
+/// With `OXLA_COLLECTIVE_CHECK` set, checks that every rank is at the collective `what`
+/// (its primitive, parameters and operand) before it runs across the ranks: ranks at
+/// different ones panic, each naming rank 0's collective and the first other rank's, with
+/// their lines (and the panic aborts every rank).
+fn check_same(what: &str) {
+    use std::hash::{Hash, Hasher};
+    if !crate::env::collective_check() {
+        return;
+    }
+    let world = SimpleCommunicator::world();
+    let ranks = world.size() as usize;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    what.hash(&mut hasher);
+    let mine = hasher.finish();
+    let mut all = vec![0u64; ranks];
+    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
+    world.all_gather_into(&mine, &mut all[..]);
+    let Some(k) = all.iter().position(|&h| h != all[0]) else {
+        return;
+    };
+    // Every rank saw the mismatch: they exchange what they are at, with its line.
+    let shown = match super::group::current_line() {
+        Some(line) => format!("{what} (at {line})"),
+        None => what.to_string(),
+    };
+    let mut text = [0u8; SHOWN];
+    let n = shown.len().min(SHOWN);
+    text[..n].copy_from_slice(&shown.as_bytes()[..n]);
+    let mut texts = vec![0u8; SHOWN * ranks];
+    world.all_gather_into(&text[..], &mut texts[..]);
+    drop(calling);
+    let at = |r: usize| {
+        let t = &texts[r * SHOWN..(r + 1) * SHOWN];
+        String::from_utf8_lossy(&t[..t.iter().position(|&b| b == 0).unwrap_or(SHOWN)]).into_owned()
+    };
+    panic!(
+        "ranks disagree on the collective: rank 0 is at {}, rank {k} at {} \
+         (OXLA_COLLECTIVE_CHECK; a collective inside control flow whose path differs between \
+         ranks?)",
+        at(0),
+        at(k)
+    );
+}
+
+/// Bytes of a collective's description exchanged when ranks disagree.
+const SHOWN: usize = 512;
+
 /// `how` of every rank's `a`, elementwise, the same on every rank.
 pub(crate) fn all_reduce(a: &Array, how: Combine, what: &str) -> Array {
+    check_same(what);
     with_mpi_dtype!(a.dtype(), T, what, { reduce_as::<T>(a, how) })
 }
 
@@ -176,6 +227,7 @@ const CHUNK: usize = 1 << 30;
 /// Every rank's `a` (each `[outer, inner]` around `dimension`, the same shape on every
 /// rank), joined along `dimension` in rank order.
 pub(crate) fn all_gather(a: &Array, dimension: usize, what: &str) -> Array {
+    check_same(what);
     with_mpi_dtype!(a.dtype(), T, what, { gather_as::<T>(a, dimension) })
 }
 

@@ -63,6 +63,12 @@ thread_local! {
     static LINE: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
 }
 
+/// The user's line of the collective this thread runs, if it is one's kernel.
+#[cfg(feature = "mpi")]
+pub(crate) fn current_line() -> Option<&'static Location<'static>> {
+    LINE.with(Cell::get)
+}
+
 /// Runs `f`, a collective's kernel, with `line` as the user's line that bound it: errors
 /// of its meeting name it.
 pub(crate) fn at_line<R>(line: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
