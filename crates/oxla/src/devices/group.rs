@@ -30,8 +30,20 @@ pub(crate) struct Group {
 type Shared = Arc<dyn Any + Send + Sync>;
 
 /// What a member brings to a meeting: the collective it is at (compared between the
-/// members), the same with the user's line that binds it (shown in errors), and its value.
-type Slot = (String, String, Box<dyn Any + Send>);
+/// members), the user's line that binds it (shown in errors), and its value.
+type Slot = (
+    String,
+    Option<&'static Location<'static>>,
+    Box<dyn Any + Send>,
+);
+
+/// A slot's collective as errors name it: with its line, when known.
+fn shown((what, line, _): &Slot) -> String {
+    match line {
+        Some(line) => format!("{what} (at {line})"),
+        None => what.clone(),
+    }
+}
 
 /// The meeting in progress and the result of the last one.
 struct Round {
@@ -178,13 +190,9 @@ impl Group {
         T: Send + 'static,
         R: Send + Sync + 'static,
     {
-        let shown = match LINE.with(Cell::get) {
-            Some(line) => format!("{what} (at {line})"),
-            None => what.clone(),
-        };
         let mut s = self.lock();
         let generation = s.generation;
-        s.slots[rank] = Some((what, shown, Box::new(value)));
+        s.slots[rank] = Some((what, LINE.with(Cell::get), Box::new(value)));
         if s.slots.iter().all(Option::is_some) {
             let brought: Vec<Slot> = s
                 .slots
@@ -217,7 +225,9 @@ impl Group {
                 "devices disagree on the collective over axis {:?}: device 0 is at {}, \
                  device {k} at {} (a collective inside control flow whose path differs \
                  between devices?)",
-                self.axis, brought[0].1, brought[k].1
+                self.axis,
+                shown(&brought[0]),
+                shown(&brought[k])
             ));
         }
         let values = brought
@@ -242,7 +252,10 @@ impl Group {
         let limit = crate::env::collective_timeout();
         while s.generation == generation {
             if let Some(f) = s.failed {
-                let what = s.slots[rank].take().map(|(_, w, _)| w).unwrap_or_default();
+                let what = s.slots[rank]
+                    .take()
+                    .map(|slot| shown(&slot))
+                    .unwrap_or_default();
                 drop(s);
                 std::panic::panic_any(Echo(format!(
                     "device {rank} left {what} over axis {:?}: device {f} failed",
@@ -250,7 +263,10 @@ impl Group {
                 )));
             }
             if let Some(k) = (0..self.n).find(|&k| s.finished[k] && s.slots[k].is_none()) {
-                let what = s.slots[rank].take().map(|(_, w, _)| w).unwrap_or_default();
+                let what = s.slots[rank]
+                    .take()
+                    .map(|slot| shown(&slot))
+                    .unwrap_or_default();
                 s.failed.get_or_insert(rank);
                 self.turn.notify_all();
                 drop(s);
@@ -266,7 +282,7 @@ impl Group {
                 Some(limit) => {
                     let left = limit.saturating_sub(start.elapsed());
                     if left.is_zero() {
-                        let what = s.slots[rank].as_ref().map(|(_, w, _)| w.clone());
+                        let what = s.slots[rank].as_ref().map(shown);
                         let absent: Vec<usize> =
                             (0..self.n).filter(|&k| s.slots[k].is_none()).collect();
                         s.failed.get_or_insert(rank);
