@@ -11,7 +11,11 @@
 //! `all_gather` stacked and tiled along either dimension, `axis_index`), integers, `jit`,
 //! a data-parallel gradient (`pmean` of per-device gradients) and a gradient through the
 //! `pmap` itself are checked against their values computed on every rank from the whole
-//! data. The closing line, from rank 0, counts the checks of every rank:
+//! data; so are the collectives that move blocks between ranks (`psum_scatter`,
+//! `ppermute`, `all_to_all`, the gradient of a gather), sums of other dtypes, NaN in a
+//! maximum and a minimum, and an out-of-memory error on one rank that every rank returns.
+//! With `--mismatch`, the ranks reach different collectives; with `--timeout`, the last
+//! rank comes late. The closing line, from rank 0, counts the checks of every rank:
 //! `N passed, N failed`; the exit status is 1 when one failed.
 
 use oxla::numpy as jnp;
@@ -34,6 +38,10 @@ fn main() {
         mismatch(local);
         return;
     }
+    if std::env::args().any(|a| a == "--timeout") {
+        late(rank, local);
+        return;
+    }
     let all: Vec<T> = (0..ranks * local).map(data).collect();
     let mine = jnp::stack(&all[rank * local..(rank + 1) * local], 0);
     let every = jnp::stack(&all, 0);
@@ -45,7 +53,7 @@ fn main() {
                 .to_f64_vec()
                 .iter()
                 .zip(want.array().to_f64_vec())
-                .all(|(a, b)| (a - b).abs() <= 1e-5 * (1.0 + b.abs()));
+                .all(|(a, b)| (a - b).abs() <= 1e-5 * (1.0 + b.abs()) || a.is_nan() && b.is_nan());
         if !same {
             eprintln!("rank {rank}: {what}: got {got}, want {want}");
         }
@@ -161,6 +169,136 @@ fn main() {
         ),
     );
 
+    // Blocks between processes: psum_scatter, a ring ppermute, all_to_all, and the
+    // gradient of a gather (a psum_scatter of its cotangent).
+    let devices = ranks * local;
+    let quad = |g: usize| {
+        let g = g as f32;
+        jnp::array(&[g, 2.0 * g + 1.0, 10.0 - g, g * g], &[4])
+    };
+    let quads: Vec<T> = (0..devices).map(quad).collect();
+    let mine4 = jnp::stack(&quads[rank * local..(rank + 1) * local], 0);
+    let every4 = jnp::stack(&quads, 0);
+    let ours = |f: &dyn Fn(usize) -> T| -> T {
+        jnp::stack(
+            &(rank * local..(rank + 1) * local)
+                .map(f)
+                .collect::<Vec<_>>(),
+            0,
+        )
+    };
+    let on = |f: fn(T) -> T| -> T { pmap(f).axis_name("i").call(mine4.clone()) };
+    let total = every4.sum(0);
+    check(
+        "psum_scatter",
+        on(|v| lax::psum_scatter(&v, "i", 0, false)),
+        ours(&|g| total.index(g as i64)),
+    );
+    check(
+        "psum_scatter tiled",
+        on(|v| lax::psum_scatter(&v, "i", 0, true)),
+        ours(&|g| total.index(g as i64..g as i64 + 1)),
+    );
+    let ring: Vec<(usize, usize)> = (0..devices).map(|k| (k, (k + 1) % devices)).collect();
+    let ring_f = pmap(move |v: T| lax::ppermute(&v, "i", &ring)).axis_name("i");
+    check(
+        "ppermute ring",
+        ring_f.call(mine4.clone()),
+        ours(&|g| quads[(g + devices - 1) % devices].clone()),
+    );
+    let half: Vec<(usize, usize)> = vec![(0, 3), (3, 1)];
+    let half_f = pmap(move |v: T| lax::ppermute(&v, "i", &half)).axis_name("i");
+    check(
+        "ppermute partial",
+        half_f.call(mine4.clone()),
+        ours(&|g| match g {
+            3 => quads[0].clone(),
+            1 => quads[3].clone(),
+            _ => jnp::zeros(&[4]),
+        }),
+    );
+    check(
+        "all_to_all",
+        on(|v| lax::all_to_all(&v, "i", 0, 0, false)),
+        ours(&|g| every4.index((.., g as i64))),
+    );
+    let w16 = jnp::arange(16.0).reshape(&[16]);
+    let gathered_grad = pmap(move |v: T| {
+        let w = w16.clone();
+        grad(move |v: T| jnp::sum(lax::all_gather(&v, "i", 0, true) * &w, None)).call(v)
+    })
+    .axis_name("i");
+    check(
+        "grad of all_gather",
+        gathered_grad.call(mine4.clone()),
+        ours(&|g| jnp::arange(16.0).index(4 * g as i64..4 * g as i64 + 4) * devices as f64),
+    );
+    // Every dtype's sum, and NaN in a maximum and a minimum.
+    for dtype in [
+        oxla::DType::I16,
+        oxla::DType::U64,
+        oxla::DType::F16,
+        oxla::DType::BF16,
+        oxla::DType::F64,
+    ] {
+        let sum = pmap(move |v: T| lax::psum(&v.astype(dtype), "i").astype(oxla::DType::F32))
+            .axis_name("i")
+            .call(mine4.clone());
+        let name: &'static str = Box::leak(format!("psum of {dtype:?}").into_boxed_str());
+        check(name, sum, ours(&|_| total.clone()));
+    }
+    let with_nan = |g: usize| {
+        let v = quad(g);
+        if g == devices - 1 {
+            v * jnp::array(&[1.0f32, f32::NAN, 1.0, 1.0], &[4])
+        } else {
+            v
+        }
+    };
+    let nans = jnp::stack(
+        &(rank * local..(rank + 1) * local)
+            .map(with_nan)
+            .collect::<Vec<_>>(),
+        0,
+    );
+    let every_nan = jnp::stack(&(0..devices).map(with_nan).collect::<Vec<_>>(), 0);
+    let pmax_nan = pmap(|v: T| lax::pmax(&v, "i"))
+        .axis_name("i")
+        .call(nans.clone());
+    check(
+        "pmax with NaN",
+        pmax_nan,
+        ours(&|_| jnp::max(&every_nan, 0)),
+    );
+    let pmin_nan = pmap(|v: T| lax::pmin(&v, "i")).axis_name("i").call(nans);
+    check(
+        "pmin with NaN",
+        pmin_nan,
+        ours(&|_| jnp::min(&every_nan, 0)),
+    );
+    // An out-of-memory on one rank is the error on every rank, before anything runs.
+    let doubled = oxla::jit(|x: T| {
+        pmap(|v: T| lax::psum(&(v * 2.0), "i"))
+            .axis_name("i")
+            .call(x)
+    });
+    if rank == ranks - 1 {
+        oxla::memory::set_device_memory_limit(Some(8));
+    }
+    let verdict = doubled.call(mine4.clone());
+    oxla::memory::set_device_memory_limit(None);
+    let device = match verdict {
+        Err(oxla::Error::OutOfMemory {
+            device: Some(d), ..
+        }) => d as f32,
+        _ => -1.0,
+    };
+    check(
+        "out of memory on the last rank, on every rank",
+        jnp::array(&[device], &[1]),
+        jnp::array(&[((ranks - 1) * local) as f32], &[1]),
+    );
+
     let failed = results.iter().filter(|(_, ok)| !ok).count();
     let counts = jnp::array(&[(results.len() - failed) as f32, failed as f32], &[1, 2]);
     let counts = jnp::concatenate(&vec![counts; local], 0);
@@ -190,4 +328,14 @@ fn mismatch(local: usize) {
     })
     .axis_name("i")
     .call(x);
+}
+
+/// The last rank comes to its `psum` 30 s late: with `OXLA_COLLECTIVE_TIMEOUT` below that,
+/// the others say where they wait and abort every rank.
+fn late(rank: usize, local: usize) {
+    if rank + 1 == oxla::process_count() {
+        std::thread::sleep(std::time::Duration::from_secs(30));
+    }
+    let x = jnp::ones(&[local, 3]);
+    let _: T = pmap(|v: T| lax::psum(&v, "i")).axis_name("i").call(x);
 }

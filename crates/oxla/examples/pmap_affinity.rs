@@ -8,6 +8,17 @@
 //! OXLA_NUM_DEVICES=2 OXLA_NUM_THREADS=2 target/release/examples/pmap_affinity --n 2000
 //! ```
 //!
+//! With `--mpi` (built with `--features mpi`), the seed's program runs across the ranks of
+//! `mpirun`, as a JAX multi-process program: every rank draws the same images, pads and
+//! reshapes them for every rank's devices, passes its own devices' blocks to the `pmap`,
+//! and gets its own rows of the affinities, which it checks against the same rows on one
+//! device:
+//!
+//! ```text
+//! cargo build --release --features mpi --example pmap_affinity
+//! OXLA_NUM_THREADS=1 mpirun -np 2 target/release/examples/pmap_affinity --mpi --n 2000
+//! ```
+//!
 //! The whole program is jitted, as a JAX user jits it: the padding and reshapes fuse, and
 //! the `pmap` is one step. Each device computes the L1 affinities of its blocks against every image
 //! (`vmap(vmap(aff))` inside the `pmap`, compiled once and fused, so no pair-sized
@@ -38,10 +49,12 @@ fn block_vs_all_affinity(block: Tensor, all_imgs: &Tensor) -> Tensor {
 
 /// Seed 000's `compute_affinities_multi_device`: pad the blocks to a multiple of the
 /// device count, reshape to one row of blocks per device, `pmap`, reshape back, unpad.
+/// Across processes (`--mpi`), as a JAX multi-process program, each process passes the
+/// `pmap` its own devices' rows and gets its own rows of the affinities (padding included).
 fn compute_affinities_multi_device(imgs: &Tensor, block_size: usize) -> Tensor {
     let n = imgs.shape()[0];
     let size = imgs.shape()[1];
-    let devices = oxla::local_device_count();
+    let (devices, local) = (oxla::device_count(), oxla::local_device_count());
     let num_blocks = n.div_ceil(block_size);
     let pad_blocks = num_blocks + (devices - num_blocks % devices) % devices;
     let padded = jnp::pad(
@@ -50,12 +63,21 @@ fn compute_affinities_multi_device(imgs: &Tensor, block_size: usize) -> Tensor {
         0.0,
     );
     let device_blocks = padded.reshape(&[devices as isize, -1, size as isize, size as isize]);
+    let first = (oxla::process_index() * local) as isize;
+    let mine = if devices == local {
+        device_blocks
+    } else {
+        device_blocks.index(first..first + local as isize)
+    };
     let all = imgs.clone();
     let device_affinities: Tensor =
-        pmap(move |block: Tensor| block_vs_all_affinity(block, &all)).call(device_blocks);
-    device_affinities
-        .reshape(&[-1, n as isize])
-        .index(..n as isize)
+        pmap(move |block: Tensor| block_vs_all_affinity(block, &all)).call(mine);
+    let rows = device_affinities.reshape(&[-1, n as isize]);
+    if devices == local {
+        rows.index(..n as isize)
+    } else {
+        rows
+    }
 }
 
 /// The oxla way: the same affinities, the images split over the devices by `vmap` itself.
@@ -81,6 +103,9 @@ struct Args {
     /// Timed calls of each program.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
+    /// Across the ranks of `mpirun` (built with `--features mpi`).
+    #[arg(long)]
+    mpi: bool,
 }
 
 fn time(repeat: usize, f: impl Fn() -> Tensor) -> (Tensor, Duration) {
@@ -97,6 +122,10 @@ fn time(repeat: usize, f: impl Fn() -> Tensor) -> (Tensor, Duration) {
 fn main() {
     let cli = Args::parse();
     let (n, size) = (cli.n, cli.size);
+    if cli.mpi {
+        across_processes(&cli);
+        return;
+    }
     let draw = jit(move |k: Tensor| random::normal(&k, &[n, size, size]));
     let imgs = draw.call(random::key(0)).expect("draws");
     println!(
@@ -126,4 +155,48 @@ fn main() {
         same_split,
         "vmap(..).devices's affinities differ from one device's"
     );
+}
+
+/// The seed's program across the ranks of `mpirun`: each rank's rows, timed, then checked
+/// against the same rows on one device.
+#[cfg(feature = "mpi")]
+fn across_processes(cli: &Args) {
+    let mpi = oxla::distributed::initialize();
+    let (n, size, block_size) = (cli.n, cli.size, cli.block_size);
+    let draw = jit(move |k: Tensor| random::normal(&k, &[n, size, size]));
+    let imgs = draw.call(random::key(0)).expect("draws");
+    let multi = jit(move |imgs: Tensor| compute_affinities_multi_device(&imgs, block_size));
+    let (rows, t) = time(cli.repeat, || multi.call(imgs.clone()).expect("fits"));
+    // Peak memory before the check below, which computes the rows again.
+    let rss = peak_rss_mib();
+    let local = oxla::local_device_count();
+    let per_device = rows.shape()[0] / local;
+    let first = mpi.rank() * local * per_device;
+    let real = rows.shape()[0].min(n.saturating_sub(first));
+    let mine = imgs.index(first as isize..(first + real) as isize);
+    let one_device = jit(|(x, imgs): (Tensor, Tensor)| block_vs_all_affinity(x, &imgs));
+    let want = one_device.call((mine, imgs.clone())).expect("fits");
+    let same = rows.index(..real as isize).to_vec::<f32>() == want.to_vec::<f32>();
+    println!(
+        "rank {} of {}: rows {first}..{} of {n} on {local} device(s): pmap across processes \
+         {:.3} s; identical to one device: {same}; peak RSS {rss} MiB (images {} MiB, these \
+         rows {} MiB)",
+        mpi.rank(),
+        mpi.size(),
+        first + real,
+        t.as_secs_f64(),
+        imgs.array().nbytes() >> 20,
+        rows.array().nbytes() >> 20,
+    );
+    assert!(
+        same,
+        "rank {}: the rows differ from one device's",
+        mpi.rank()
+    );
+}
+
+#[cfg(not(feature = "mpi"))]
+fn across_processes(_: &Args) {
+    eprintln!("--mpi: build the example with --features mpi");
+    std::process::exit(2);
 }

@@ -81,8 +81,10 @@ pub struct MemoryAnalysis {
 /// What one device of a map over devices plans to hold while it runs its block.
 #[derive(Clone, Debug)]
 pub struct DevicePlan {
-    /// The device.
+    /// The device, counted over every process the map spans, rank by rank.
     pub device: usize,
+    /// The processes (MPI ranks) whose devices the map spans; 1 within this process.
+    pub processes: usize,
     /// The length of its block along the mapped dimension (for `vmap(f).devices`, its
     /// examples).
     pub rows: usize,

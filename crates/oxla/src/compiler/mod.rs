@@ -354,29 +354,30 @@ impl Executable {
         self.run_leaves(&leaves, times)
     }
 
-    /// Runs on leaves of the avals compiled for, if the plan fits the memory limit.
-    fn run_leaves<O: Tree>(
-        &self,
-        leaves: &[Tensor],
-        times: Option<&mut Vec<Duration>>,
-    ) -> Result<O> {
+    /// Whether the plan fits the memory limits, of the call and of each device.
+    fn fits(&self) -> Result<()> {
+        let plan = &self.plan.analysis;
         if let Some(limit) = crate::memory::memory_limit() {
-            let plan = &self.plan.analysis;
             if plan.peak_bytes > limit {
                 return Err(plan.out_of_memory(limit));
             }
         }
         if let Some(limit) = crate::memory::device_memory_limit() {
-            let over = self
-                .plan
-                .analysis
-                .devices
-                .iter()
-                .find(|d| d.peak_bytes > limit);
-            if let Some(d) = over {
+            if let Some(d) = plan.devices.iter().find(|d| d.peak_bytes > limit) {
                 return Err(d.out_of_memory(limit));
             }
         }
+        Ok(())
+    }
+
+    /// Runs on leaves of the avals compiled for, if the plan fits the memory limits (on
+    /// every process its maps span).
+    fn run_leaves<O: Tree>(
+        &self,
+        leaves: &[Tensor],
+        times: Option<&mut Vec<Duration>>,
+    ) -> Result<O> {
+        crate::devices::agree_on_memory(self.fits(), &self.plan.analysis)?;
         let arrays: Vec<Array> = leaves.iter().map(|t| t.array().clone()).collect();
         // A buffer the system refuses unwinds quietly out of the steps (`run_steps`); the
         // values made so far are dropped on the way, the arguments are only read.

@@ -108,6 +108,22 @@ pub(crate) fn sum_across_processes(
     a
 }
 
+/// `verdict`, a compiled call's check of its memory plan `analysis` against this process's
+/// limits, agreed between the processes its maps span (under MPI): an out-of-memory error
+/// on one is the same error on every one, before anything runs.
+pub(crate) fn agree_on_memory(
+    verdict: crate::error::Result<()>,
+    analysis: &crate::memory::MemoryAnalysis,
+) -> crate::error::Result<()> {
+    #[cfg(feature = "mpi")]
+    return distributed::agree_on_memory(verdict, analysis);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = analysis;
+        verdict
+    }
+}
+
 /// This process's rank and the number of processes.
 fn processes() -> (usize, usize) {
     #[cfg(feature = "mpi")]

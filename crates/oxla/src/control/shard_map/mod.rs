@@ -364,6 +364,11 @@ impl ControlFlow for ShardMapSpec {
     }
 
     fn device_plans(&self, source: &'static std::panic::Location<'static>) -> Vec<DevicePlan> {
+        // Across processes, the devices of the earlier ranks come first.
+        let first = match self.processes {
+            1 => 0,
+            _ => crate::devices::process_index() * self.size(),
+        };
         (0..self.size())
             .map(|device| {
                 let b = self.body_of(device);
@@ -371,7 +376,8 @@ impl ControlFlow for ShardMapSpec {
                 let ins = b.jaxpr.jaxpr.in_avals();
                 let cut = || ins.iter().zip(&self.in_dims);
                 DevicePlan {
-                    device,
+                    device: first + device,
+                    processes: self.processes,
                     rows: cut().find_map(|(a, d)| d.map(|k| a.shape[k])).unwrap_or(0),
                     peak_bytes: plan.peak_bytes,
                     shared_bytes: cut()

@@ -8,8 +8,10 @@
 //! has each member copy its operand into its place in one shared result; a `ppermute`
 //! hands over the sender's array itself.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+#[cfg(feature = "mpi")]
+use super::across;
 use super::{Collective, CollectiveOp};
 use crate::array::{with_dtype, Array, Buffer};
 use crate::devices::{member, Group};
@@ -69,17 +71,11 @@ impl Collective {
         let Some(x) = x else {
             return Array::scalar((group.first() + rank) as i32);
         };
-        let crosses = matches!(
-            self.op,
-            CollectiveOp::Psum
-                | CollectiveOp::Pmax
-                | CollectiveOp::Pmin
-                | CollectiveOp::AllGather { sizes: None, .. }
-        );
-        if group.processes() > 1 && !crosses {
+        if group.processes() > 1
+            && matches!(self.op, CollectiveOp::AllGather { sizes: Some(_), .. })
+        {
             panic!(
-                "{} over axis {}: across processes (MPI) psum, pmean, pmax, pmin, all_gather \
-                 and axis_index run; this one does not yet",
+                "{} over axis {}: a gather of uneven blocks does not cross processes (MPI)",
                 self.name(),
                 crate::prims::pyfmt::tuple(&self.axes)
             );
@@ -136,18 +132,7 @@ impl Collective {
                 tiled,
                 ..
             } => {
-                let xs = group.meet(rank, what, x.clone(), |xs| xs);
-                let n = xs.len();
-                let mine = |a: &Array| {
-                    let mut start = vec![0; a.ndim()];
-                    let mut limit = a.shape().to_vec();
-                    let block = limit[*scatter_dimension] / n;
-                    (start[*scatter_dimension], limit[*scatter_dimension]) =
-                        (rank * block, (rank + 1) * block);
-                    shape::slice(a, &start, &limit, None)
-                };
-                let parts: Vec<Array> = xs.iter().map(mine).collect();
-                let sum = fold_all(ReduceOp::Sum, &parts);
+                let sum = scatter_sum(&group, rank, what, x, *scatter_dimension);
                 if *tiled {
                     sum
                 } else {
@@ -157,6 +142,10 @@ impl Collective {
                 }
             }
             CollectiveOp::Ppermute { perm, .. } => {
+                #[cfg(feature = "mpi")]
+                if group.processes() > 1 {
+                    return across::ppermute(&group, rank, what, x, perm);
+                }
                 let xs = group.meet(rank, what, x.clone(), |xs| xs);
                 match perm.iter().find(|p| p.1 == rank) {
                     Some(&(src, _)) => xs[src].clone(),
@@ -168,17 +157,14 @@ impl Collective {
                 concat_axis,
                 ..
             } => {
+                #[cfg(feature = "mpi")]
+                if group.processes() > 1 {
+                    return across::all_to_all(&group, rank, what, x, *split_axis, *concat_axis);
+                }
                 let xs = group.meet(rank, what, x.clone(), |xs| xs);
                 let blocks: Vec<Array> = xs
                     .iter()
-                    .map(|a| {
-                        let mut start = vec![0; a.ndim()];
-                        let mut limit = a.shape().to_vec();
-                        let block = limit[*split_axis] / xs.len();
-                        (start[*split_axis], limit[*split_axis]) =
-                            (rank * block, (rank + 1) * block);
-                        shape::slice(a, &start, &limit, None)
-                    })
+                    .map(|a| block(a, *split_axis, xs.len(), rank))
                     .collect();
                 shape::concatenate(&blocks, *concat_axis)
             }
@@ -200,16 +186,60 @@ impl Collective {
 /// `op` of every member's `x`, the same on every member: each member combines its range
 /// of elements into the one result.
 fn all_reduce(group: &Group, rank: usize, what: String, op: ReduceOp, x: &Array) -> Array {
+    let done = combined(group, rank, what.clone(), op, x, |here| {
+        reduce_across(group, here, op, &what)
+    });
+    (*done).clone()
+}
+
+/// `across` of `op` of this process's members' `x` (each member combining its range of
+/// elements into the one result), called once, by the last member to finish its range;
+/// every member gets its result. A process's only member's `x` is its own combination.
+pub(super) fn combined<R: Send + Sync + 'static>(
+    group: &Group,
+    rank: usize,
+    what: String,
+    op: ReduceOp,
+    x: &Array,
+    across: impl FnOnce(Array) -> R,
+) -> Arc<R> {
+    if group.size() == 1 {
+        return Arc::new(across(x.clone()));
+    }
     let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
         let bytes = xs[0].nbytes();
         Filling::new(xs, bytes)
     });
     let (lo, hi) = part(x.size(), group.size(), rank);
     fill_range(op, &filling, lo, hi);
-    let done = group.meet(rank, format!("{what} (combined)"), (), |_| {
-        reduce_across(group, filling.finish(x, x.shape()), op, &what)
-    });
-    (*done).clone()
+    group.meet(rank, format!("{what} (combined)"), (), |_| {
+        across(filling.finish(x, x.shape()))
+    })
+}
+
+/// The sum of every member's `x`, of which member `rank` keeps its block along `dimension`
+/// (`psum_scatter`).
+fn scatter_sum(group: &Group, rank: usize, what: String, x: &Array, dimension: usize) -> Array {
+    #[cfg(feature = "mpi")]
+    if group.processes() > 1 {
+        return across::reduce_scatter(group, rank, what, x, dimension);
+    }
+    // Each member sums its own block of every member's operand.
+    let xs = group.meet(rank, what, x.clone(), |xs| xs);
+    let parts: Vec<Array> = xs
+        .iter()
+        .map(|a| block(a, dimension, xs.len(), rank))
+        .collect();
+    fold_all(ReduceOp::Sum, &parts)
+}
+
+/// Block `k` of `n` of `a` along `dimension`.
+pub(super) fn block(a: &Array, dimension: usize, n: usize, k: usize) -> Array {
+    let mut start = vec![0; a.ndim()];
+    let mut limit = a.shape().to_vec();
+    let size = limit[dimension] / n;
+    (start[dimension], limit[dimension]) = (k * size, (k + 1) * size);
+    shape::slice(a, &start, &limit, None)
 }
 
 /// Elements `lo..hi` of `op` over the members' operands, written into the result.

@@ -8,6 +8,8 @@
 //! and the compiler rewrites it into one. A collective that still names an axis has a
 //! value only inside a function mapped over that axis.
 
+#[cfg(feature = "mpi")]
+mod across;
 mod exchange;
 
 use std::fmt;

@@ -12,21 +12,29 @@
 //! `OXLA_COLLECTIVE_CHECK=1` checks, before each collective across ranks, that every rank
 //! is at the same one (a hash of its primitive, parameters and operand, all-gathered):
 //! ranks at different ones fail naming both collectives and their lines.
+//! `OXLA_COLLECTIVE_TIMEOUT` bounds each wait across ranks: past it, the rank says where it
+//! waits and aborts every rank.
 //!
-//! Not yet: `OXLA_COLLECTIVE_TIMEOUT` does not bound the wait across ranks; `ppermute`,
-//! `psum_scatter` (so the gradient of `all_gather`) and `all_to_all` do not cross; arrays
-//! cross as f32, f64, i8, i32, i64, u8 or u32; MPI's maximum and minimum do not
-//! propagate NaN as oxla's do.
+//! The reductions (`reduce.rs`) carry every dtype but complex maxima and minima; the moves
+//! (`moves.rs`: gathers, `all_to_all`, `ppermute`) carry bytes, so every dtype. Before a
+//! compiled call whose map spans the ranks, they agree on its memory plan (`agree.rs`).
+
+mod agree;
+mod moves;
+mod reduce;
 
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use mpi::collective::SystemOperation;
 use mpi::environment::Universe;
+use mpi::request::{Request, Scope};
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
+use mpi::traits::{Communicator, CommunicatorCollectives};
 use mpi::Threading;
 
-use crate::array::{Array, DType, Elem};
+pub(crate) use agree::agree_on_memory;
+pub(crate) use moves::{all_gather, all_to_all, permute, Message};
+pub(crate) use reduce::{all_reduce, reduce_scatter, Combine};
 
 /// The MPI environment while a [`Distributed`] guard lives.
 static UNIVERSE: Mutex<Option<Universe>> = Mutex::new(None);
@@ -102,9 +110,7 @@ pub fn initialize() -> Distributed {
             let started = WORLD.try_lock().map(|w| w.is_some()).unwrap_or(true);
             if started {
                 eprintln!("oxla: rank {rank} panicked; aborting every rank");
-                // Another thread inside MPI holds the lock; MPI_Abort ends it anyway.
-                let _calling = CALLING.try_lock();
-                SimpleCommunicator::world().abort(1);
+                abort_every_rank();
             }
         }));
     }
@@ -120,37 +126,87 @@ pub(crate) fn world() -> Option<(usize, usize)> {
     *WORLD.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// How the ranks' arrays combine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Combine {
-    /// Elementwise sum.
-    Sum,
-    /// Elementwise maximum.
-    Max,
-    /// Elementwise minimum.
-    Min,
+/// Ends every rank's process (`MPI_Abort`).
+fn abort_every_rank() -> ! {
+    // Another thread inside MPI may hold the lock; MPI_Abort ends it anyway.
+    let _calling = CALLING.try_lock();
+    SimpleCommunicator::world().abort(1)
 }
 
-/// Runs `$body` with `$t` the element type of `$dtype`, for the dtypes MPI carries.
+/// A collective as errors name it: with the user's line that binds it, when known.
+fn shown(what: &str) -> String {
+    match super::group::current_line() {
+        Some(line) => format!("{what} (at {line})"),
+        None => what.to_string(),
+    }
+}
+
+/// The wait of this rank at the collective `what`, bounded by `OXLA_COLLECTIVE_TIMEOUT`.
+struct Deadline<'w> {
+    what: &'w str,
+    start: Instant,
+    limit: Option<Duration>,
+}
+
+impl<'w> Deadline<'w> {
+    /// The wait at `what`, from now.
+    fn new(what: &'w str) -> Deadline<'w> {
+        Deadline {
+            what,
+            start: Instant::now(),
+            limit: crate::env::collective_timeout(),
+        }
+    }
+
+    /// Waits for `request`, part of the collective, to finish. Past the timeout, prints
+    /// which rank waits at which collective and aborts every rank: the ranks that did not
+    /// come may never come.
+    fn wait<'a, D: ?Sized, S: Scope<'a>>(&self, request: Request<'a, D, S>) {
+        let Some(limit) = self.limit else {
+            request.wait_without_status();
+            return;
+        };
+        let mut request = request;
+        loop {
+            request = match request.test() {
+                Ok(_) => return,
+                Err(r) => r,
+            };
+            if self.start.elapsed() > limit {
+                let rank = world().map_or(0, |w| w.0);
+                eprintln!(
+                    "OXLA_COLLECTIVE_TIMEOUT: rank {rank} waited {:.1} s at {} for the other \
+                     ranks, which did not all come; aborting every rank",
+                    limit.as_secs_f64(),
+                    shown(self.what)
+                );
+                abort_every_rank();
+            }
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Runs `$body` with `$t` the element type MPI carries for `$dtype`: the type itself, or
+/// its bits' unsigned integer for bool (0 or 1); `$other` for the rest.
 macro_rules! with_mpi_dtype {
-    ($dtype:expr, $t:ident, $what:expr, $body:block) => {
-        with_mpi_dtype!(@arms $dtype, $t, $what, $body,
-            [F32 f32, F64 f64, I8 i8, I32 i32, I64 i64, U8 u8, U32 u32])
+    ($dtype:expr, $t:ident, $body:block, $other:ident => $rest:expr) => {
+        with_mpi_dtype!(@arms $dtype, $t, $body, $other => $rest,
+            [F32 f32, F64 f64, I8 i8, I16 i16, I32 i32, I64 i64, U8 u8, U16 u16, U32 u32,
+             U64 u64, Bool u8])
     };
-    (@arms $dtype:expr, $t:ident, $what:expr, $body:block, [$($v:ident $ty:ty),*]) => {
+    (@arms $dtype:expr, $t:ident, $body:block, $other:ident => $rest:expr,
+     [$($v:ident $ty:ty),*]) => {
         match $dtype {
             $(DType::$v => {
                 type $t = $ty;
                 $body
             })*
-            other => panic!(
-                "{}: {other} arrays do not yet cross processes (f32, f64, i8, i32, i64, u8 and \
-                 u32 do)",
-                $what
-            ),
+            $other => $rest,
         }
     };
 }
+use with_mpi_dtype;
 
 /// With `OXLA_COLLECTIVE_CHECK` set, checks that every rank is at the collective `what`
 /// (its primitive, parameters and operand) before it runs across the ranks: ranks at
@@ -165,23 +221,25 @@ fn check_same(what: &str) {
     let ranks = world.size() as usize;
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     what.hash(&mut hasher);
-    let mine = hasher.finish();
+    let mine = [hasher.finish()];
     let mut all = vec![0u64; ranks];
+    let deadline = Deadline::new(what);
     let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    world.all_gather_into(&mine, &mut all[..]);
+    mpi::request::scope(|scope| {
+        deadline.wait(world.immediate_all_gather_into(scope, &mine[..], &mut all[..]))
+    });
     let Some(k) = all.iter().position(|&h| h != all[0]) else {
         return;
     };
     // Every rank saw the mismatch: they exchange what they are at, with its line.
-    let shown = match super::group::current_line() {
-        Some(line) => format!("{what} (at {line})"),
-        None => what.to_string(),
-    };
+    let shown = shown(what);
     let mut text = [0u8; SHOWN];
     let n = shown.len().min(SHOWN);
     text[..n].copy_from_slice(&shown.as_bytes()[..n]);
     let mut texts = vec![0u8; SHOWN * ranks];
-    world.all_gather_into(&text[..], &mut texts[..]);
+    mpi::request::scope(|scope| {
+        deadline.wait(world.immediate_all_gather_into(scope, &text[..], &mut texts[..]))
+    });
     drop(calling);
     let at = |r: usize| {
         let t = &texts[r * SHOWN..(r + 1) * SHOWN];
@@ -199,63 +257,14 @@ fn check_same(what: &str) {
 /// Bytes of a collective's description exchanged when ranks disagree.
 const SHOWN: usize = 512;
 
-/// `how` of every rank's `a`, elementwise, the same on every rank.
-pub(crate) fn all_reduce(a: &Array, how: Combine, what: &str) -> Array {
-    check_same(what);
-    with_mpi_dtype!(a.dtype(), T, what, { reduce_as::<T>(a, how) })
-}
+/// The most elements one MPI message counts (MPI counts in `int`).
+const MAX_COUNT: usize = i32::MAX as usize;
 
-fn reduce_as<T: Elem + Equivalence + Default>(a: &Array, how: Combine) -> Array {
-    let world = SimpleCommunicator::world();
-    let send = a.as_slice::<T>();
-    let mut recv = vec![T::default(); send.len()];
-    let op = match how {
-        Combine::Sum => SystemOperation::sum(),
-        Combine::Max => SystemOperation::max(),
-        Combine::Min => SystemOperation::min(),
-    };
-    let _calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    for (s, r) in send.chunks(CHUNK).zip(recv.chunks_mut(CHUNK)) {
-        world.all_reduce_into(s, r, op);
-    }
-    Array::from_vec(recv, a.shape())
-}
-
-/// Elements per MPI message: MPI counts in `int`.
-const CHUNK: usize = 1 << 30;
-
-/// Every rank's `a` (each `[outer, inner]` around `dimension`, the same shape on every
-/// rank), joined along `dimension` in rank order.
-pub(crate) fn all_gather(a: &Array, dimension: usize, what: &str) -> Array {
-    check_same(what);
-    with_mpi_dtype!(a.dtype(), T, what, { gather_as::<T>(a, dimension) })
-}
-
-fn gather_as<T: Elem + Equivalence + Default + Copy>(a: &Array, dimension: usize) -> Array {
-    let world = SimpleCommunicator::world();
-    let ranks = world.size() as usize;
-    let send = a.as_slice::<T>();
+/// Panics naming `what` when `count` elements pass what one MPI message counts.
+fn check_count(count: usize, what: &str) {
     assert!(
-        send.len() * ranks <= i32::MAX as usize,
-        "an all_gather across processes of {} elements from each of {ranks} ranks passes \
-         MPI's count",
-        send.len()
+        count <= MAX_COUNT,
+        "{what}: {count} elements in one message across processes pass MPI's count of \
+         {MAX_COUNT}"
     );
-    let mut all = vec![T::default(); send.len() * ranks];
-    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    world.all_gather_into(send, &mut all[..]);
-    drop(calling);
-    // [rank, outer, inner] to [outer, rank, inner].
-    let outer: usize = a.shape()[..dimension].iter().product();
-    let inner = send.len() / outer.max(1);
-    let mut out = Vec::with_capacity(all.len());
-    for o in 0..outer {
-        for r in 0..ranks {
-            let at = r * send.len() + o * inner;
-            out.extend_from_slice(&all[at..at + inner]);
-        }
-    }
-    let mut shape = a.shape().to_vec();
-    shape[dimension] *= ranks;
-    Array::from_vec(out, &shape)
 }
