@@ -1,15 +1,16 @@
-//! The bandwidth of `psum` across MPI ranks (one device each), from 8 bytes to 64 MiB of
+//! The bandwidth of `psum` across MPI ranks (one device each), from 8 bytes to 256 MiB of
 //! `f32` per rank, beside the `mpi` crate's own `all_reduce_into` on the same buffers:
 //!
 //! ```text
 //! cargo build --release --features mpi --example mpi_bandwidth
-//! mpirun -np 2 target/release/examples/mpi_bandwidth
+//! mpirun -np 2 target/release/examples/mpi_bandwidth [BYTES [CALLS]]
 //! ```
 //!
-//! Each row is the median of several calls of a jitted `pmap(|x| psum(x, "i"))` (its
-//! operand `[1, n]`, its result gathered from the one device) and of a bare
-//! `all_reduce_into` of `n` floats into a separate buffer. The bandwidth counts one rank's
-//! operand bytes per second, as MPI benchmarks count an all-reduce.
+//! Each row is the median of several calls, alternating, of a jitted
+//! `pmap(|x| psum(x, "i"))` (its operand `[1, n]`, its result gathered from the one
+//! device) and of a bare `all_reduce_into` of `n` floats into a separate buffer. The
+//! bandwidth counts one rank's operand bytes per second, as MPI benchmarks count an
+//! all-reduce.
 
 #[path = "cli/mod.rs"]
 mod cli;
@@ -22,17 +23,22 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use oxla::{jit, lax, numpy as jnp, pmap, Tensor};
 
-fn timed(runs: usize, mut f: impl FnMut()) -> Duration {
+/// The medians of `runs` timed calls of `a` and of `b`, alternating, each after a barrier:
+/// drift in the machine's state weighs on both alike.
+fn timed(runs: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
     let world = SimpleCommunicator::world();
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            world.barrier();
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    median(&mut times)
+    let once = |f: &mut dyn FnMut()| {
+        world.barrier();
+        let t = Instant::now();
+        f();
+        t.elapsed()
+    };
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        ta.push(once(&mut a));
+        tb.push(once(&mut b));
+    }
+    (median(&mut ta), median(&mut tb))
 }
 
 fn main() {
@@ -49,23 +55,47 @@ fn main() {
             "bytes", "oxla psum", "GB/s", "raw mpi", "GB/s", "ratio"
         );
     }
-    let mut bytes = 8usize;
-    while bytes <= 64 << 20 {
+    // `mpi_bandwidth [BYTES [CALLS]]`: one size only, as many calls (to profile it).
+    let arg = |k: usize| {
+        std::env::args()
+            .nth(k)
+            .map(|b| b.parse::<usize>().expect("a count"))
+    };
+    let (only, calls) = (arg(1), arg(2));
+    let sizes = [
+        8,
+        64,
+        512,
+        4 << 10,
+        32 << 10,
+        256 << 10,
+        1 << 20,
+        2 << 20,
+        8 << 20,
+        32 << 20,
+        128 << 20,
+        256 << 20,
+    ];
+    for bytes in sizes {
+        if only.is_some_and(|b| b != bytes) {
+            continue;
+        }
         let n = bytes / 4;
         let x = jnp::ones(&[1, n]);
         let f = jit(|x: Tensor| -> Tensor {
             pmap(|v: Tensor| lax::psum(&v, "i")).axis_name("i").call(x)
         });
         f.call(x.clone()).expect("fits");
-        let runs = if bytes < 1 << 20 { 100 } else { 7 };
-        let t = timed(runs, || {
-            f.call(x.clone()).expect("fits");
-        });
+        let runs = calls.unwrap_or(if bytes < 1 << 20 { 100 } else { 7 });
         let send = vec![1.0f32; n];
         let mut recv = vec![0.0f32; n];
-        let raw = timed(runs, || {
-            world.all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum());
-        });
+        let (t, raw) = timed(
+            runs,
+            || {
+                f.call(x.clone()).expect("fits");
+            },
+            || world.all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum()),
+        );
         let rate = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
         if mpi.rank() == 0 {
             println!(
@@ -77,6 +107,5 @@ fn main() {
                 raw.as_secs_f64() / t.as_secs_f64()
             );
         }
-        bytes *= 4;
     }
 }

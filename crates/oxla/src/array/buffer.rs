@@ -19,6 +19,10 @@ const POOLED: usize = 4096;
 /// instead of fifty thousand.
 const LARGE: usize = 4 << 20;
 
+/// Freed buffers of at least this size are held for reuse ([`HELD`]): a fresh mebibyte
+/// costs 256 page faults, more than a collective of it across processes takes to move.
+const HELD_FROM: usize = 1 << 20;
+
 /// The size of a transparent huge page.
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -281,7 +285,7 @@ impl Buffer {
         if bytes > MAX_BYTES {
             return Err(AllocError { bytes });
         }
-        if bytes >= LARGE {
+        if bytes >= HELD_FROM {
             let held = HELD.lock().unwrap_or_else(|e| e.into_inner()).take(bytes);
             if let Some(ptr) = held {
                 return Ok(Buffer {
@@ -419,7 +423,7 @@ impl Drop for Buffer {
                 return;
             }
         }
-        if self.bytes >= LARGE {
+        if self.bytes >= HELD_FROM {
             let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
             if held.keep(self.ptr, self.bytes) {
                 return;

@@ -397,14 +397,21 @@ impl Executable {
     /// records each step's wall time. A buffer the system refuses unwinds quietly (see
     /// `quietly`) to the compiled call or the eager primitive that runs this program.
     fn run(&self, args: Vec<Array>, times: Option<&mut Vec<Duration>>) -> Vec<Array> {
-        if self.plan.analysis.peak_bytes < awake::WORTH_WAKING {
+        let plan = &self.plan.analysis;
+        if plan.peak_bytes < awake::WORTH_WAKING || !plan.devices.is_empty() {
             // Too small for its kernels to go parallel: handing it to the pool would
-            // cost more than it runs.
+            // cost more than it runs. A map over devices runs on the devices' own pools,
+            // whose cores this pool's polling threads would take.
             return quietly(|| self.run_steps(args, times));
         }
-        // The thread of the pool that runs the steps prints where the caller's thread does.
-        let sink = current_sink();
-        awake::run_awake(|| with_sink(sink, || quietly(|| self.run_steps(args, times))))
+        // The thread of the pool that runs the steps prints where the caller's thread does,
+        // and is the same member of a map over devices.
+        let (sink, member) = (current_sink(), crate::devices::member());
+        awake::run_awake(|| {
+            crate::devices::as_member(member, || {
+                with_sink(sink, || quietly(|| self.run_steps(args, times)))
+            })
+        })
     }
 
     /// [`run`](Self::run) on the calling thread.

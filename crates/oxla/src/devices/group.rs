@@ -99,6 +99,13 @@ pub(crate) fn member() -> Option<(Arc<Group>, usize)> {
     MEMBER.with(|m| m.borrow().clone())
 }
 
+/// Runs `f` as `member`: another thread's membership (from [`member`]), carried to this
+/// one while it runs part of that member's work.
+pub(crate) fn as_member<R>(member: Option<(Arc<Group>, usize)>, f: impl FnOnce() -> R) -> R {
+    let _restore = Membership(MEMBER.with(|m| std::mem::replace(&mut *m.borrow_mut(), member)));
+    f()
+}
+
 /// While alive, this thread is member `rank` of a group.
 pub(super) struct Membership(Option<(Arc<Group>, usize)>);
 

@@ -14,7 +14,7 @@ mod group;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub(crate) use group::{at_line, member, Group};
+pub(crate) use group::{as_member, at_line, member, Group};
 
 /// One CPU device: its own pool of threads.
 struct Device {
@@ -178,28 +178,34 @@ pub(crate) fn run<R: Send>(
         0
     };
     let group = Arc::new(Group::new(axis, n, process, processes));
-    let one = |d: usize| {
-        let group = group.clone();
-        all[d].pool.install(|| {
-            let _member = group.join(d);
-            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(d)));
-            match out {
-                Ok(_) => group.finish(d),
-                Err(_) => group.poison(d),
-            }
-            out
-        })
+    // Device `d`'s body, as member `d` of the group, on the calling thread.
+    let body = |d: usize| {
+        let _member = group.join(d);
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(d)));
+        match out {
+            Ok(_) => group.finish(d),
+            Err(_) => group.poison(d),
+        }
+        out
     };
-    // Every device from a thread of its own: the caller only waits (a rayon worker of
-    // another pool waiting inside `install` could take up other work, such as another
-    // map over the devices, while it holds them).
-    let results: Vec<std::thread::Result<R>> = std::thread::scope(|s| {
-        let members: Vec<_> = (0..n).map(|d| s.spawn(move || one(d))).collect();
-        members
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(Err))
-            .collect()
-    });
+    let one = |d: usize| all[d].pool.install(|| body(d));
+    // A process's only device, called from outside every pool: it runs here, its kernels
+    // on the global pool of as many threads, sparing two hand-offs between threads a call.
+    let results: Vec<std::thread::Result<R>> =
+        if all.len() == 1 && n == 1 && rayon::current_thread_index().is_none() {
+            vec![body(0)]
+        } else {
+            // Every device from a thread of its own: the caller only waits (a rayon worker of
+            // another pool waiting inside `install` could take up other work, such as another
+            // map over the devices, while it holds them).
+            std::thread::scope(|s| {
+                let members: Vec<_> = (0..n).map(|d| s.spawn(move || one(d))).collect();
+                members
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(Err))
+                    .collect()
+            })
+        };
     // The first failure that is not another's echo, else the first.
     let first = results
         .iter()

@@ -151,6 +151,39 @@ impl Pass {
         }
     }
 
+    /// A broadcast that only inserts dimensions of size 1 (as `pmap` and `expand_dims` do):
+    /// a reshape, which the compiled program runs as a view of its operand, not a copy.
+    pub(super) fn unit_broadcast(&mut self, e: &Eqn) -> bool {
+        let Prim::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } = &e.prim
+        else {
+            return false;
+        };
+        let x = e.inputs[0].aval();
+        let kept = broadcast_dimensions
+            .iter()
+            .zip(&x.shape)
+            .all(|(&d, &n)| shape[d] == n);
+        let inserted = (0..shape.len())
+            .filter(|d| !broadcast_dimensions.contains(d))
+            .all(|d| shape[d] == 1);
+        if !kept || !inserted || !broadcast_dimensions.is_sorted() || x.shape == *shape {
+            return false;
+        }
+        self.changed = true;
+        self.rewrite(Eqn {
+            prim: Prim::Reshape {
+                new_sizes: shape.clone(),
+            },
+            inputs: e.inputs.clone(),
+            outputs: e.outputs.clone(),
+            source: e.source,
+        });
+        true
+    }
+
     /// `x * 1` and `x + 0` where `x` has size-1 (or no) dimensions the result broadcasts:
     /// a broadcast of `x`, which later rules can fold into reductions.
     pub(super) fn broadcast_identity(&mut self, e: &Eqn) -> bool {
@@ -314,6 +347,34 @@ mod tests {
     g:f32[2,3] = neg f
     h:f32[3,2] = transpose[permutation=(1, 0)] g
   in (h,) }",
+        );
+    }
+
+    #[test]
+    fn a_broadcast_inserting_unit_dimensions_is_a_reshape() {
+        let unit = |shape: &[usize], dims: Vec<usize>, x: &Tensor| {
+            op(
+                Prim::BroadcastInDim {
+                    shape: shape_of(shape),
+                    broadcast_dimensions: dims,
+                },
+                &[x],
+            )
+        };
+        let f = |x: Tensor| (unit(&[1, 3, 1], vec![1], &x), unit(&[2, 3], vec![1], &x));
+        assert_simplifies(
+            f,
+            arg(&[3]),
+            "\
+{ lambda ; a:f32[3]. let
+    b:f32[1,3,1] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3, 1)] a
+    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3)] a
+  in (b, c) }",
+            "\
+{ lambda ; a:f32[3]. let
+    b:f32[1,3,1] = reshape[dimensions=None new_sizes=(1, 3, 1)] a
+    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3)] a
+  in (b, c) }",
         );
     }
 }

@@ -179,6 +179,7 @@ impl Pass {
             || self.collapse(&e)
             || self.transposed_operand(&e)
             || self.outer_product(&e)
+            || self.unit_broadcast(&e)
         {
             return;
         }

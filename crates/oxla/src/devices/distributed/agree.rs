@@ -6,7 +6,7 @@
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use super::{Deadline, CALLING};
+use super::{collective, Deadline, CALLING};
 use crate::error::Error;
 use crate::memory::{DevicePlan, MemoryAnalysis};
 
@@ -45,9 +45,10 @@ pub(crate) fn agree_on_memory(
     let what = "the memory plan of a call whose map spans the processes";
     let deadline = Deadline::new(what);
     let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    mpi::request::scope(|scope| {
-        deadline.wait(world.immediate_all_gather_into(scope, &mine[..], &mut all[..]));
-    });
+    collective!(
+        deadline,
+        world.all_gather_into / immediate_all_gather_into(&mine[..], &mut all[..])
+    );
     drop(calling);
     let Some((rank, first)) = all
         .chunks(4)

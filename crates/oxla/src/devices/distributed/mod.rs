@@ -187,6 +187,20 @@ impl<'w> Deadline<'w> {
     }
 }
 
+/// Runs an MPI collective under `deadline`: `$world.$name($args)`, MPI's blocking call
+/// (its tuned algorithms), when no timeout is set; else `$world.$immediate(scope, $args)`,
+/// the immediate one (a slower schedule), tested until it finishes or the time runs out.
+macro_rules! collective {
+    ($deadline:expr, $world:ident . $name:ident / $immediate:ident ( $($arg:expr),* )) => {
+        if $deadline.limit.is_some() {
+            ::mpi::request::scope(|scope| $deadline.wait($world.$immediate(scope, $($arg),*)))
+        } else {
+            $world.$name($($arg),*)
+        }
+    };
+}
+use collective;
+
 /// Runs `$body` with `$t` the element type MPI carries for `$dtype`: the type itself, or
 /// its bits' unsigned integer for bool (0 or 1); `$other` for the rest.
 macro_rules! with_mpi_dtype {
@@ -225,9 +239,10 @@ fn check_same(what: &str) {
     let mut all = vec![0u64; ranks];
     let deadline = Deadline::new(what);
     let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    mpi::request::scope(|scope| {
-        deadline.wait(world.immediate_all_gather_into(scope, &mine[..], &mut all[..]))
-    });
+    collective!(
+        deadline,
+        world.all_gather_into / immediate_all_gather_into(&mine[..], &mut all[..])
+    );
     let Some(k) = all.iter().position(|&h| h != all[0]) else {
         return;
     };
@@ -237,9 +252,10 @@ fn check_same(what: &str) {
     let n = shown.len().min(SHOWN);
     text[..n].copy_from_slice(&shown.as_bytes()[..n]);
     let mut texts = vec![0u8; SHOWN * ranks];
-    mpi::request::scope(|scope| {
-        deadline.wait(world.immediate_all_gather_into(scope, &text[..], &mut texts[..]))
-    });
+    collective!(
+        deadline,
+        world.all_gather_into / immediate_all_gather_into(&text[..], &mut texts[..])
+    );
     drop(calling);
     let at = |r: usize| {
         let t = &texts[r * SHOWN..(r + 1) * SHOWN];

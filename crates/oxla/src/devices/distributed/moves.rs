@@ -5,7 +5,7 @@
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 
-use super::{check_count, check_same, Deadline, CALLING};
+use super::{check_count, check_same, collective, Deadline, CALLING};
 use crate::array::{Array, Buffer};
 
 /// A buffer of `bytes` bytes for MPI to write whole.
@@ -25,9 +25,10 @@ pub(crate) fn all_gather(a: &Array, dimension: usize, what: &str) -> Array {
     let mut all = fresh(send.len() * ranks);
     let deadline = Deadline::new(what);
     let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    mpi::request::scope(|scope| {
-        deadline.wait(world.immediate_all_gather_into(scope, send, all.as_mut_slice::<u8>()));
-    });
+    collective!(
+        deadline,
+        world.all_gather_into / immediate_all_gather_into(send, all.as_mut_slice::<u8>())
+    );
     drop(calling);
     let mut shape = a.shape().to_vec();
     shape[dimension] *= ranks;
@@ -87,9 +88,10 @@ pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
     let mut got = fresh(send.len());
     let deadline = Deadline::new(what);
     let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    mpi::request::scope(|scope| {
-        deadline.wait(world.immediate_all_to_all_into(scope, send, got.as_mut_slice::<u8>()));
-    });
+    collective!(
+        deadline,
+        world.all_to_all_into / immediate_all_to_all_into(send, got.as_mut_slice::<u8>())
+    );
     drop(calling);
     got
 }

@@ -11,7 +11,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
 
-use super::{check_count, check_same, with_mpi_dtype, Deadline, CALLING};
+use super::{check_count, check_same, collective, with_mpi_dtype, Deadline, CALLING};
 use crate::array::{Array, Buffer, DType, Elem};
 
 /// How the ranks' arrays combine.
@@ -91,9 +91,10 @@ fn reduce_into<T: Equivalence>(send: &[T], recv: &mut [T], op: SystemOperation, 
     let deadline = Deadline::new(what);
     let _calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
     for (s, r) in send.chunks(CHUNK).zip(recv.chunks_mut(CHUNK)) {
-        mpi::request::scope(|scope| {
-            deadline.wait(world.immediate_all_reduce_into(scope, s, r, op));
-        });
+        collective!(
+            deadline,
+            world.all_reduce_into / immediate_all_reduce_into(s, r, op)
+        );
     }
 }
 
@@ -224,14 +225,8 @@ pub(crate) fn reduce_scatter(a: &Array, dimension: usize, what: &str) -> Array {
             let op = op(Combine::Sum, dtype);
             let deadline = Deadline::new(what);
             let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-            mpi::request::scope(|scope| {
-                deadline.wait(world.immediate_reduce_scatter_block_into(
-                    scope,
-                    send,
-                    buf.as_mut_slice::<T>(),
-                    op,
-                ));
-            });
+            collective!(deadline, world.reduce_scatter_block_into / immediate_reduce_scatter_block_into(send, buf.as_mut_slice::<T>(), op)
+            );
             drop(calling);
             Array::from_buffer(dtype, &shape, buf)
         }, other => unreachable!("{other:?} handled above")),
