@@ -11,15 +11,16 @@
 //! `all_gather` stacked and tiled along either dimension, `axis_index`), integers, `jit`,
 //! a data-parallel gradient (`pmean` of per-device gradients) and a gradient through the
 //! `pmap` itself are checked against their values computed on every rank from the whole
-//! data; so are the collectives that move blocks between ranks (`psum_scatter`,
-//! `ppermute`, `all_to_all`, the gradient of a gather), sums of other dtypes, NaN in a
-//! maximum and a minimum, and an out-of-memory error on one rank that every rank returns.
+//! data; so are `shard_map` over every rank's devices, the collectives that move blocks
+//! between ranks (`psum_scatter`, `ppermute`, `all_to_all`, the gradient of a gather),
+//! sums of other dtypes, NaN in a maximum and a minimum, and an out-of-memory error on
+//! one rank that every rank returns.
 //! With `--mismatch`, the ranks reach different collectives; with `--timeout`, the last
 //! rank comes late. The closing line, from rank 0, counts the checks of every rank:
 //! `N passed, N failed`; the exit status is 1 when one failed.
 
 use oxla::numpy as jnp;
-use oxla::{grad, lax, pmap, Tensor};
+use oxla::{grad, lax, pmap, shard_map, Tensor};
 
 type T = Tensor;
 
@@ -232,6 +233,27 @@ fn main() {
         "grad of all_gather",
         gathered_grad.call(mine4.clone()),
         ours(&|g| jnp::arange(16.0).index(4 * g as i64..4 * g as i64 + 4) * devices as f64),
+    );
+    // shard_map over every rank's devices: each rank passes its part and gets its part.
+    let flat = mine.reshape(&[-1]);
+    let sm_total: T = shard_map(|b: T| lax::psum(&b.sum(None), "i"))
+        .axis_name("i")
+        .out_specs(None::<i32>)
+        .call(flat.clone());
+    check("shard_map psum", sm_total, every.sum(None));
+    let sm_blocks: T = shard_map(|b: T| &b * lax::axis_index("i").astype(b.dtype()))
+        .axis_name("i")
+        .call(flat);
+    let scaled = |g: usize| data(g) * g as f64;
+    check(
+        "shard_map blocks",
+        sm_blocks,
+        jnp::concatenate(
+            &(rank * local..(rank + 1) * local)
+                .map(scaled)
+                .collect::<Vec<_>>(),
+            0,
+        ),
     );
     // Every dtype's sum, and NaN in a maximum and a minimum.
     for dtype in [

@@ -102,8 +102,8 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_: *mut u8, _: usize) {}
 
-/// Freed large buffers held for reuse: repeated calls of a program (a training loop)
-/// allocate the same large results each time, and memory fresh from the kernel costs a
+/// Freed buffers of at least [`HELD_FROM`] bytes held for reuse: repeated calls of a
+/// program (a training loop) allocate the same large results each time, and memory fresh from the kernel costs a
 /// page fault and a clearing of every page before the first write. A buffer of the exact
 /// size a large allocation asks for is handed out again, its pages already mapped. On a miss every held buffer
 /// is released first, so holding never raises the peak of large buffers: between two

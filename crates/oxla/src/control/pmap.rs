@@ -9,7 +9,7 @@
 
 use std::panic::Location;
 
-use super::shard_map::{block_aval, stage, stage_advised, OutSpec};
+use super::shard_map::{block_aval, stage_advised, OutSpec};
 use crate::core::axis_env::with_axis;
 use crate::core::tree::Tree;
 use crate::core::{trace_avals, with_line, Aval, Tensor};
@@ -203,6 +203,11 @@ pub struct ShardMap<F> {
 /// joined along its [`out_specs`](ShardMap::out_specs) dimension (`None`: the same on every
 /// device). Dimensions must divide evenly.
 ///
+/// Under MPI (`--features mpi`, after `oxla::distributed::initialize`), the mesh is every
+/// process's devices, rank by rank, as `pmap`'s axis is: each process passes its own part
+/// of each cut argument, its devices take their blocks of it, and each joined result is
+/// this process's part.
+///
 /// ```
 /// use oxla::{lax, numpy as jnp, shard_map, Tensor};
 /// let x = jnp::arange(8.0);
@@ -266,6 +271,13 @@ impl<F> ShardMap<F> {
             if n == 0 || n > count {
                 panic!("shard_map: a mesh of {n} devices, but {count} are available\n  at {at}");
             }
+            let processes = crate::devices::process_count();
+            if processes > 1 && n != count {
+                panic!(
+                    "shard_map across {processes} processes meshes every local device: \
+                     {n} devices asked for, this process has {count}\n  at {at}"
+                );
+            }
             for (i, (t, d)) in leaves.iter().zip(&dims).enumerate() {
                 if let Some(d) = d {
                     if t.shape()[*d] % n != 0 {
@@ -307,14 +319,18 @@ impl<F> ShardMap<F> {
                 out_def = Some(def);
                 out.leaves()
             };
-            let (cj, _) = with_axis(self.axis_name, n, || trace_avals(body, &args, &avals));
-            let outs = stage(
+            let (cj, _) = with_axis(self.axis_name, n * processes, || {
+                trace_avals(body, &args, &avals)
+            });
+            let outs = stage_advised(
                 self.axis_name,
                 &vec![1; n],
                 &leaves,
                 dims,
                 vec![cj],
                 out_specs,
+                vec![None],
+                processes,
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")

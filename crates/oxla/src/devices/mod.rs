@@ -124,6 +124,20 @@ pub(crate) fn agree_on_memory(
     }
 }
 
+/// `err` ended a compiled call of `analysis` on this process after it started (an
+/// allocation the system refused): when a map of the call spans the processes (MPI), the
+/// others would wait for this one at its collectives, so every process ends, naming it.
+pub(crate) fn failed_across_processes(
+    err: &crate::error::Error,
+    analysis: &crate::memory::MemoryAnalysis,
+) {
+    #[cfg(feature = "mpi")]
+    if analysis.devices.iter().any(|d| d.processes > 1) {
+        distributed::abort_naming(&err.to_string());
+    }
+    let _ = (err, analysis);
+}
+
 /// This process's rank and the number of processes.
 fn processes() -> (usize, usize) {
     #[cfg(feature = "mpi")]
@@ -190,7 +204,8 @@ pub(crate) fn run<R: Send>(
     };
     let one = |d: usize| all[d].pool.install(|| body(d));
     // A process's only device, called from outside every pool: it runs here, its kernels
-    // on the global pool of as many threads, sparing two hand-offs between threads a call.
+    // on the global pool of as many threads, sparing a thread's start and a hand-off to
+    // the device's pool each call.
     let results: Vec<std::thread::Result<R>> =
         if all.len() == 1 && n == 1 && rayon::current_thread_index().is_none() {
             vec![body(0)]

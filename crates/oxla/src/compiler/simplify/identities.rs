@@ -151,8 +151,10 @@ impl Pass {
         }
     }
 
-    /// A broadcast that only inserts dimensions of size 1 (as `pmap` and `expand_dims` do):
-    /// a reshape, which the compiled program runs as a view of its operand, not a copy.
+    /// A broadcast that only inserts dimensions of size 1 (as `pmap`'s stacked results do)
+    /// of a collective's or a loop's result, which has its own buffer anyway: a reshape,
+    /// which the compiled program runs as a view of it, not a copy. Other broadcasts stay,
+    /// for the kernels and rewrites that read broadcasts.
     pub(super) fn unit_broadcast(&mut self, e: &Eqn) -> bool {
         let Prim::BroadcastInDim {
             shape,
@@ -161,6 +163,16 @@ impl Pass {
         else {
             return false;
         };
+        let stored = match &e.inputs[0] {
+            Atom::Lit(_) => false,
+            Atom::Var(v) => self
+                .producer
+                .get(&v.id)
+                .is_some_and(|p| matches!(p.prim, Prim::Collective(_) | Prim::Control(_))),
+        };
+        if !stored {
+            return false;
+        }
         let x = e.inputs[0].aval();
         let kept = broadcast_dimensions
             .iter()
@@ -351,7 +363,12 @@ mod tests {
     }
 
     #[test]
-    fn a_broadcast_inserting_unit_dimensions_is_a_reshape() {
+    fn a_broadcast_inserting_unit_dimensions_of_a_collective_is_a_reshape() {
+        use crate::prims::collective::{AxisName, Collective, CollectiveOp};
+        let psum = Prim::Collective(Collective {
+            op: CollectiveOp::Psum,
+            axes: vec![AxisName::Named("i".into())],
+        });
         let unit = |shape: &[usize], dims: Vec<usize>, x: &Tensor| {
             op(
                 Prim::BroadcastInDim {
@@ -361,20 +378,33 @@ mod tests {
                 &[x],
             )
         };
-        let f = |x: Tensor| (unit(&[1, 3, 1], vec![1], &x), unit(&[2, 3], vec![1], &x));
-        assert_simplifies(
-            f,
-            arg(&[3]),
-            "\
+        let f = |x: Tensor| {
+            let s = op(psum.clone(), &[&x]);
+            (
+                unit(&[1, 3], vec![1], &s),
+                unit(&[2, 3], vec![1], &s),
+                unit(&[1, 3], vec![1], &x),
+            )
+        };
+        crate::core::axis_env::with_axis("i", 2, || {
+            assert_simplifies(
+                f,
+                arg(&[3]),
+                "\
 { lambda ; a:f32[3]. let
-    b:f32[1,3,1] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3, 1)] a
-    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3)] a
-  in (b, c) }",
-            "\
+    b:f32[3] = psum[axes=('i',) axis_index_groups=None] a
+    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3)] b
+    d:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3)] b
+    e:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3)] a
+  in (c, d, e) }",
+                "\
 { lambda ; a:f32[3]. let
-    b:f32[1,3,1] = reshape[dimensions=None new_sizes=(1, 3, 1)] a
-    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3)] a
-  in (b, c) }",
-        );
+    b:f32[3] = psum[axes=('i',) axis_index_groups=None] a
+    c:f32[1,3] = reshape[dimensions=None new_sizes=(1, 3)] b
+    d:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3)] b
+    e:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3)] a
+  in (c, d, e) }",
+            )
+        });
     }
 }

@@ -81,24 +81,9 @@ pub(crate) fn shares(rows: &[usize]) -> Vec<usize> {
 
 /// Binds a map over the devices `rows` describes (see [`ShardMapSpec::rows`]) of `bodies`
 /// (one per share, as [`shares`] orders them, each traced on the blocks of `operands` for
-/// its share), whose captured values become unmapped operands.
-#[track_caller]
-pub(crate) fn stage(
-    axis_name: &str,
-    rows: &[usize],
-    operands: &[Tensor],
-    in_dims: Vec<Option<usize>>,
-    bodies: Vec<ClosedJaxpr>,
-    out_specs: Vec<OutSpec>,
-) -> Vec<Tensor> {
-    let fits = vec![None; bodies.len()];
-    stage_advised(
-        axis_name, rows, operands, in_dims, bodies, out_specs, fits, 1,
-    )
-}
-
-/// [`stage`], with a chunk size per body under which its block fits the device limit (the
-/// advice its out-of-memory error gives), over the devices of `processes` processes.
+/// its share), whose captured values become unmapped operands, over the devices of
+/// `processes` processes; `fits` holds a chunk size per body under which its block fits
+/// the device limit (the advice its out-of-memory error gives).
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub(crate) fn stage_advised(

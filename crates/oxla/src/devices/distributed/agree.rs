@@ -6,7 +6,7 @@
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use super::{collective, Deadline, CALLING};
+use super::{check_same, collective, Deadline, CALLING};
 use crate::error::Error;
 use crate::memory::{DevicePlan, MemoryAnalysis};
 
@@ -43,6 +43,7 @@ pub(crate) fn agree_on_memory(
     let world = SimpleCommunicator::world();
     let mut all = vec![0u64; 4 * world.size() as usize];
     let what = "the memory plan of a call whose map spans the processes";
+    check_same(what);
     let deadline = Deadline::new(what);
     let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
     collective!(

@@ -1,8 +1,8 @@
 //! Devices across processes (`--features mpi`): one process per MPI rank (`mpirun -np 2
-//! ...`), each with its local devices; the devices of a `pmap` are every rank's, rank by
-//! rank. A collective over its axis is combined among the local devices first (the
-//! in-process `Group`), then across the ranks by one thread of each process, with MPI's
-//! own collective (`all_reduce_into`, `all_gather_into`).
+//! ...`), each with its local devices; the devices of a `pmap` (or `shard_map`) are every
+//! rank's, rank by rank. A collective over its axis is combined among the local devices
+//! first (the in-process `Group`), then across the ranks by one thread of each process,
+//! with MPI's own collectives and messages.
 //!
 //! [`initialize`] starts MPI (threads serialized: one thread of a process calls MPI at a
 //! time) and returns the guard that ends it; a panic on any rank, on any thread, caught or
@@ -13,7 +13,8 @@
 //! is at the same one (a hash of its primitive, parameters and operand, all-gathered):
 //! ranks at different ones fail naming both collectives and their lines.
 //! `OXLA_COLLECTIVE_TIMEOUT` bounds each wait across ranks: past it, the rank says where it
-//! waits and aborts every rank.
+//! waits and aborts every rank. So does an allocation the system refuses in a compiled call
+//! whose map spans the ranks: the others would wait for this one.
 //!
 //! The reductions (`reduce.rs`) carry every dtype but complex maxima and minima; the moves
 //! (`moves.rs`: gathers, `all_to_all`, `ppermute`) carry bytes, so every dtype. Before a
@@ -31,6 +32,8 @@ use mpi::request::{Request, Scope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use mpi::Threading;
+
+use crate::array::Buffer;
 
 pub(crate) use agree::agree_on_memory;
 pub(crate) use moves::{all_gather, all_to_all, permute, Message};
@@ -124,6 +127,13 @@ pub fn initialize() -> Distributed {
 /// This process's rank and the number of ranks, when MPI is started.
 pub(crate) fn world() -> Option<(usize, usize)> {
     *WORLD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Ends every rank's process, saying why this one ends them.
+pub(crate) fn abort_naming(why: &str) -> ! {
+    let rank = world().map_or(0, |w| w.0);
+    eprintln!("oxla: rank {rank}: {why}; aborting every rank");
+    abort_every_rank()
 }
 
 /// Ends every rank's process (`MPI_Abort`).
@@ -272,6 +282,14 @@ fn check_same(what: &str) {
 
 /// Bytes of a collective's description exchanged when ranks disagree.
 const SHOWN: usize = 512;
+
+/// A buffer of `bytes` bytes that its caller writes whole (MPI, or a copy reordering what
+/// MPI wrote) before it is read: no clearing, and a held buffer when one fits.
+fn fresh(bytes: usize) -> Buffer {
+    // SAFETY: every caller writes every byte before the buffer is read or made an array:
+    // it hands the whole buffer to an MPI call that fills it, or copies into all of it.
+    unsafe { Buffer::uninit(bytes) }
+}
 
 /// The most elements one MPI message counts (MPI counts in `int`).
 const MAX_COUNT: usize = i32::MAX as usize;

@@ -5,15 +5,8 @@
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 
-use super::{check_count, check_same, collective, Deadline, CALLING};
+use super::{check_count, check_same, collective, fresh, Deadline, CALLING};
 use crate::array::{Array, Buffer};
-
-/// A buffer of `bytes` bytes for MPI to write whole.
-fn fresh(bytes: usize) -> Buffer {
-    // SAFETY: every caller hands the whole buffer to MPI, which writes every byte of it
-    // before it is read.
-    unsafe { Buffer::uninit(bytes) }
-}
 
 /// Every rank's `a` (the same shape on every rank), joined along `dimension` in rank order.
 pub(crate) fn all_gather(a: &Array, dimension: usize, what: &str) -> Array {

@@ -11,7 +11,9 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
 
-use super::{check_count, check_same, collective, with_mpi_dtype, Deadline, CALLING};
+use super::{
+    check_count, check_same, collective, fresh, with_mpi_dtype, Deadline, CALLING, MAX_COUNT,
+};
 use crate::array::{Array, Buffer, DType, Elem};
 
 /// How the ranks' arrays combine.
@@ -24,9 +26,6 @@ pub(crate) enum Combine {
     /// Elementwise minimum.
     Min,
 }
-
-/// Elements per MPI message: MPI counts in `int`.
-const CHUNK: usize = 1 << 30;
 
 /// `how` of every rank's `a`, elementwise, the same on every rank.
 pub(crate) fn all_reduce(a: &Array, how: Combine, what: &str) -> Array {
@@ -78,19 +77,12 @@ fn bytes_as<T: Elem>(a: &Array) -> &[T] {
     }
 }
 
-/// A buffer of `bytes` bytes for MPI to write whole.
-fn fresh(bytes: usize) -> Buffer {
-    // SAFETY: every caller hands the whole buffer to an MPI collective that writes every
-    // byte of it before it is read.
-    unsafe { Buffer::uninit(bytes) }
-}
-
 /// `how` of every rank's `send` into `recv`, in messages under MPI's count.
 fn reduce_into<T: Equivalence>(send: &[T], recv: &mut [T], op: SystemOperation, what: &str) {
     let world = SimpleCommunicator::world();
     let deadline = Deadline::new(what);
     let _calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    for (s, r) in send.chunks(CHUNK).zip(recv.chunks_mut(CHUNK)) {
+    for (s, r) in send.chunks(MAX_COUNT).zip(recv.chunks_mut(MAX_COUNT)) {
         collective!(
             deadline,
             world.all_reduce_into / immediate_all_reduce_into(s, r, op)
@@ -155,17 +147,27 @@ fn parts<T: Elem>(bytes: &[u8]) -> &[T] {
 /// A float maximum or minimum `out` of every rank's `a`, with NaN wherever any rank's `a`
 /// is NaN, as oxla's own reductions give.
 fn with_nans(a: &Array, out: Array, what: &str) -> Array {
+    let here = match a.dtype() {
+        DType::F32 => a.as_slice::<f32>().iter().any(|v| v.is_nan()),
+        DType::F64 => a.as_slice::<f64>().iter().any(|v| v.is_nan()),
+        DType::F16 => a.as_slice::<half::f16>().iter().any(|v| v.is_nan()),
+        _ => a.as_slice::<half::bf16>().iter().any(|v| v.is_nan()),
+    };
+    let mut anywhere = [0u8];
+    reduce_into(
+        &[u8::from(here)],
+        &mut anywhere,
+        SystemOperation::max(),
+        what,
+    );
+    if anywhere[0] == 0 {
+        return out;
+    }
     let mask: Vec<u8> = a
         .to_f64_vec()
         .iter()
         .map(|v| u8::from(v.is_nan()))
         .collect();
-    let any = [mask.iter().copied().max().unwrap_or(0)];
-    let mut anywhere = [0u8];
-    reduce_into(&any, &mut anywhere, SystemOperation::max(), what);
-    if anywhere[0] == 0 {
-        return out;
-    }
     let mut marked = vec![0u8; mask.len()];
     reduce_into(&mask, &mut marked, SystemOperation::max(), what);
     let values = out.to_f64_vec();
@@ -197,7 +199,6 @@ fn from_f64(values: Vec<f64>, dtype: DType, shape: &[usize]) -> Array {
 /// `psum_scatter` across the ranks: the sum of every rank's `a`, of which this rank keeps
 /// its block along `dimension` (the `r`-th of as many as ranks).
 pub(crate) fn reduce_scatter(a: &Array, dimension: usize, what: &str) -> Array {
-    check_same(what);
     let world = SimpleCommunicator::world();
     let ranks = world.size() as usize;
     let rank = world.rank() as usize;
@@ -219,6 +220,7 @@ pub(crate) fn reduce_scatter(a: &Array, dimension: usize, what: &str) -> Array {
             Array::from_buffer(a.dtype(), &shape, mine)
         }
         dtype => with_mpi_dtype!(dtype, T, {
+            check_same(what);
             check_count(per_rank, what);
             let send: &[T] = bytes_as(&blocks);
             let mut buf = fresh(per_rank * dtype.size());
