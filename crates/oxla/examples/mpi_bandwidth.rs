@@ -62,21 +62,7 @@ fn main() {
             .map(|b| b.parse::<usize>().expect("a count"))
     };
     let (only, calls) = (arg(1), arg(2));
-    let sizes = [
-        8,
-        64,
-        512,
-        4 << 10,
-        32 << 10,
-        256 << 10,
-        1 << 20,
-        2 << 20,
-        8 << 20,
-        32 << 20,
-        128 << 20,
-        256 << 20,
-    ];
-    for bytes in sizes {
+    for bytes in cli::BANDWIDTH_SIZES {
         if only.is_some_and(|b| b != bytes) {
             continue;
         }

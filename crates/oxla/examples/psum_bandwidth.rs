@@ -35,8 +35,7 @@ fn main() {
         "{:>10} {:>12} {:>10} {:>12} {:>10}",
         "bytes", "psum", "GB/s", "memcpy", "GB/s"
     );
-    let mut bytes = 8usize;
-    while bytes <= 256 << 20 {
+    for bytes in cli::BANDWIDTH_SIZES {
         let n = bytes / 4;
         let x = jnp::ones(&[devices, n]);
         let f = jit(|x: Tensor| -> Tensor {
@@ -61,6 +60,5 @@ fn main() {
             c.as_secs_f64() * 1e6,
             rate(c)
         );
-        bytes *= 4;
     }
 }

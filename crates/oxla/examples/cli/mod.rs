@@ -2,6 +2,22 @@
 //! example declares its own flags with `clap`).
 #![allow(dead_code)]
 
+/// The bytes per device of a collective's bandwidth table, 8 B to 256 MiB.
+pub const BANDWIDTH_SIZES: [usize; 12] = [
+    8,
+    64,
+    512,
+    4 << 10,
+    32 << 10,
+    256 << 10,
+    1 << 20,
+    2 << 20,
+    8 << 20,
+    32 << 20,
+    128 << 20,
+    256 << 20,
+];
+
 /// This process's peak resident memory so far, in MiB (Linux).
 pub fn peak_rss_mib() -> u64 {
     status_mib("VmHWM:")

@@ -176,6 +176,13 @@ impl Executable {
                         env.insert(v.id, a);
                     }
                 }
+                fuse::Step::Kernel(k) if plan.row_views[i].is_some() => {
+                    let v = plan.row_views[i].as_ref().expect("a row view");
+                    let rows = env[&k.inputs[0].id]
+                        .reshaped(&v.shape)
+                        .rows(v.start, v.rows);
+                    env.insert(k.out.id, rows);
+                }
                 fuse::Step::Kernel(k) => {
                     let ins: Vec<Array> = k.inputs.iter().map(|v| env[&v.id].clone()).collect();
                     let spare = spare.take();

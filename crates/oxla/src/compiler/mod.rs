@@ -13,6 +13,7 @@ mod fuse;
 mod kernel;
 mod pairwise;
 mod plan;
+mod row_view;
 mod simplify;
 
 use rustc_hash::FxHashMap;

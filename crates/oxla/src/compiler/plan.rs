@@ -3,12 +3,14 @@
 //!
 //! The plan is over the program's steps (fused kernels and primitives run alone), so values
 //! kept inside a kernel take no memory at all. Values are freed right after their last
-//! use; results of `reshape` and `squeeze` share their operand's buffer and extend its
-//! life instead of taking bytes of their own.
+//! use; results of `reshape` and `squeeze`, and leading rows sliced off a value
+//! (`row_view.rs`), share their operand's buffer and extend its life instead of taking
+//! bytes of their own.
 
 use std::collections::HashMap;
 
 use super::fuse::Step;
+use super::row_view::{row_view, RowView};
 use crate::core::prim::Kind;
 use crate::core::{Atom, ClosedJaxpr, Prim};
 use crate::memory::{BufferInfo, BufferKind, ChunkPlan, DevicePlan, MemoryAnalysis};
@@ -23,6 +25,8 @@ pub(crate) struct Plan {
     /// For each kernel step, a buffer of its result's size freed by the step before,
     /// which the result takes instead of a new one.
     pub(crate) reuse: Vec<Option<u32>>,
+    /// For each kernel step that only slices leading rows, those rows (shared, not copied).
+    pub(crate) row_views: Vec<Option<RowView>>,
     /// The report.
     pub(crate) analysis: MemoryAnalysis,
 }
@@ -95,6 +99,13 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             }
         }
     }
+    let row_views: Vec<Option<RowView>> = steps
+        .iter()
+        .map(|s| match s {
+            Step::Kernel(k) => row_view(k, j),
+            Step::Prim(_) => None,
+        })
+        .collect();
     let mut step_primitives = Vec::with_capacity(n);
     for (i, step) in steps.iter().enumerate() {
         for id in step.reads(cj) {
@@ -102,21 +113,24 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
             let l = last.entry(o).or_insert(i);
             *l = (*l).max(i);
         }
-        let (prim, source, view, input) = match step {
+        // The operand a view's result shares.
+        let (prim, source, shared) = match step {
             Step::Prim(e) => {
                 let e = &j.eqns[*e];
                 let view = matches!(e.prim.kind(), Kind::View);
-                (e.prim.name(), e.source, view, e.inputs.first())
+                let src = e.inputs.first().and_then(Atom::var).filter(|_| view);
+                (e.prim.name(), e.source, src.map(|v| v.id))
             }
             Step::Kernel(k) => {
                 let root = &j.eqns[k.eqns[0]];
-                (root.prim.name(), k.source, false, None)
+                let src = row_views[i].as_ref().map(|_| k.inputs[0].id);
+                (root.prim.name(), k.source, src)
             }
         };
         step_primitives.push(prim);
         for o in step.writes(cj) {
-            if let (Some(Atom::Var(src)), true) = (input, view) {
-                aliases.insert(o.id, owner(&aliases, src.id));
+            if let Some(src) = shared {
+                aliases.insert(o.id, owner(&aliases, src));
             } else {
                 let b = buffer(&o.aval, BufferKind::Temporary, prim, Some(i), Some(source));
                 info.insert(o.id, b);
@@ -272,6 +286,7 @@ pub(crate) fn plan(cj: &ClosedJaxpr, steps: &[Step]) -> Plan {
         frees,
         in_place,
         reuse,
+        row_views,
         analysis,
     }
 }

@@ -202,3 +202,32 @@ fn planned_peak_matches_measured_rss() {
         println!("{program}: planned {planned:.0} B, measured {measured:.0} B");
     }
 }
+
+#[test]
+fn leading_rows_sliced_for_a_step_of_their_own_are_shared_not_copied() {
+    // The rows feed a sort, so they are stored: as rows of the argument's buffer.
+    let x = jnp::arange(24.0).reshape(&[2, 3, 4]) * -1.0;
+    let f = |x: Tensor| jnp::sort(x.index(1..2).reshape(&[3, 4]), Some(-1));
+    let c = jit(f).lower(&x).compile();
+    let m = c.memory_analysis();
+    assert_eq!(m.temp_bytes, 0, "{m}");
+    assert_eq!(
+        c.call(x.clone()).unwrap().to_vec::<f32>(),
+        f(x.clone()).to_vec::<f32>()
+    );
+    // Rows of a temporary extend its life in the plan; a strided or inner slice is copied.
+    let g = |x: Tensor| {
+        let y = jnp::sort(&x, Some(0));
+        (
+            jnp::sort(y.index(0..1), Some(-1)),
+            jnp::sort(y.index((.., 1..3)), Some(-1)),
+        )
+    };
+    let c = jit(g).lower(&x).compile();
+    let m = c.memory_analysis();
+    assert_eq!(m.temp_bytes, 24 * 4 + 2 * 2 * 4 * 4, "{m}");
+    let (a, b) = c.call(x.clone()).unwrap();
+    let (want_a, want_b) = g(x);
+    assert_eq!(a.to_vec::<f32>(), want_a.to_vec::<f32>());
+    assert_eq!(b.to_vec::<f32>(), want_b.to_vec::<f32>());
+}
