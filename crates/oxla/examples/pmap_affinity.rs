@@ -11,8 +11,9 @@
 //! With `--mpi` (built with `--features mpi`), the seed's program runs across the ranks of
 //! `mpirun`, as a JAX multi-process program: every rank draws the same images, pads and
 //! reshapes them for every rank's devices, passes its own devices' blocks to the `pmap`,
-//! and gets its own rows of the affinities, which it checks against the same rows on one
-//! device:
+//! and gets its own rows of the affinities; then the oxla way across the ranks,
+//! `vmap(..).devices(device_count())`, where every rank passes every image and gets every
+//! row, having computed its devices' blocks. Each rank checks both against one device:
 //!
 //! ```text
 //! cargo build --release --features mpi --example pmap_affinity
@@ -80,11 +81,12 @@ fn compute_affinities_multi_device(imgs: &Tensor, block_size: usize) -> Tensor {
     }
 }
 
-/// The oxla way: the same affinities, the images split over the devices by `vmap` itself.
-fn compute_affinities_on_devices(imgs: &Tensor) -> Tensor {
+/// The oxla way: the same affinities, the images split over `devices` devices by `vmap`
+/// itself (every rank's, rank by rank, when they pass this process's).
+fn compute_affinities_on_devices(imgs: &Tensor, devices: usize) -> Tensor {
     let all = imgs.clone();
     vmap(move |x: Tensor| vmap(|y: Tensor| compute_affinity(&x, &y)).call(all.clone()))
-        .devices(oxla::local_device_count())
+        .devices(devices)
         .call(imgs.clone())
 }
 
@@ -136,7 +138,8 @@ fn main() {
     let block_size = cli.block_size;
     let multi = jit(move |imgs: Tensor| compute_affinities_multi_device(&imgs, block_size));
     let (spread, t_devices) = time(cli.repeat, || multi.call(imgs.clone()).expect("fits"));
-    let split = jit(|imgs: Tensor| compute_affinities_on_devices(&imgs));
+    let devices = oxla::local_device_count();
+    let split = jit(move |imgs: Tensor| compute_affinities_on_devices(&imgs, devices));
     let (oxla_way, t_split) = time(cli.repeat, || split.call(imgs.clone()).expect("fits"));
     let one_device = jit(|imgs: Tensor| block_vs_all_affinity(imgs.clone(), &imgs));
     let (whole, t_vmap) = time(cli.repeat, || one_device.call(imgs.clone()).expect("fits"));
@@ -167,30 +170,42 @@ fn across_processes(cli: &Args) {
     let imgs = draw.call(random::key(0)).expect("draws");
     let multi = jit(move |imgs: Tensor| compute_affinities_multi_device(&imgs, block_size));
     let (rows, t) = time(cli.repeat, || multi.call(imgs.clone()).expect("fits"));
-    // Peak memory before the check below, which computes the rows again.
+    // Peak memory of the seed's program, before the oxla way and the check.
     let rss = peak_rss_mib();
+    let devices = oxla::device_count();
+    let split = jit(move |imgs: Tensor| compute_affinities_on_devices(&imgs, devices));
+    let (every, t_split) = time(cli.repeat, || split.call(imgs.clone()).expect("fits"));
+    let rss_split = peak_rss_mib();
     let local = oxla::local_device_count();
     let per_device = rows.shape()[0] / local;
     let first = mpi.rank() * local * per_device;
     let real = rows.shape()[0].min(n.saturating_sub(first));
-    let mine = imgs.index(first as isize..(first + real) as isize);
-    let one_device = jit(|(x, imgs): (Tensor, Tensor)| block_vs_all_affinity(x, &imgs));
-    let want = one_device.call((mine, imgs.clone())).expect("fits");
+    let one_device = jit(|imgs: Tensor| block_vs_all_affinity(imgs.clone(), &imgs));
+    let whole = one_device.call(imgs.clone()).expect("fits");
+    let want = whole.index(first as isize..(first + real) as isize);
     let same = rows.index(..real as isize).to_vec::<f32>() == want.to_vec::<f32>();
+    let same_split = every.to_vec::<f32>() == whole.to_vec::<f32>();
     println!(
         "rank {} of {}: rows {first}..{} of {n} on {local} device(s): pmap across processes \
          {:.3} s; identical to one device: {same}; peak RSS {rss} MiB (images {} MiB, these \
-         rows {} MiB)",
+         rows {} MiB); vmap(..).devices({devices}), every row: {:.3} s; identical: \
+         {same_split}; peak RSS {rss_split} MiB",
         mpi.rank(),
         mpi.size(),
         first + real,
         t.as_secs_f64(),
         imgs.array().nbytes() >> 20,
         rows.array().nbytes() >> 20,
+        t_split.as_secs_f64(),
     );
     assert!(
         same,
         "rank {}: the rows differ from one device's",
+        mpi.rank()
+    );
+    assert!(
+        same_split,
+        "rank {}: vmap(..).devices's affinities differ from one device's",
         mpi.rank()
     );
 }

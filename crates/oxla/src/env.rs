@@ -1,10 +1,11 @@
 //! The environment variables oxla reads, each once: `OXLA_NUM_THREADS` (the size of the
 //! kernels' thread pool), `OXLA_MEMORY_LIMIT` (the budget of compiled calls), `OXLA_ISA`
 //! (the most instruction set the kernels may use), `OXLA_ENABLE_X64` (64-bit default
-//! dtypes, [`crate::config`]), `OXLA_NUM_DEVICES` (CPU devices, [`crate::devices`]) and
-//! `OXLA_COLLECTIVE_TIMEOUT` (the longest wait at a collective). A value that cannot be read is never ignored: where it is
-//! first needed, oxla panics with a message that names the variable, the value and what
-//! it accepts.
+//! dtypes, [`crate::config`]), `OXLA_NUM_DEVICES` (CPU devices, [`crate::devices`]),
+//! `OXLA_COLLECTIVE_TIMEOUT` (the longest wait at a collective), and under MPI
+//! `OXLA_COLLECTIVE_CHECK` and `OXLA_MPI_MAX_COUNT`. A value that cannot be read is never
+//! ignored: where it is first needed, oxla panics with a message that names the variable,
+//! the value and what it accepts.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -145,6 +146,31 @@ pub(crate) fn collective_timeout() -> Option<std::time::Duration> {
             _ => panic!(
                 "OXLA_COLLECTIVE_TIMEOUT={v:?} is not a number of seconds: set it to one such \
                  as 60 or 1.5s, or unset it for no bound"
+            ),
+        }
+    })
+}
+
+/// `OXLA_MPI_MAX_COUNT`: the most elements one MPI message carries (unset: MPI's own
+/// bound, `i32::MAX`, as it counts in `int`). Larger collectives go in several messages; a
+/// lower value splits them sooner, which the 2-rank check uses to test the splitting
+/// without gigabytes.
+///
+/// # Panics
+/// When the value is not a whole number from 1 up to `i32::MAX`.
+#[cfg(feature = "mpi")]
+pub(crate) fn mpi_max_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    const MPI: usize = i32::MAX as usize;
+    *COUNT.get_or_init(|| {
+        let Ok(v) = std::env::var("OXLA_MPI_MAX_COUNT") else {
+            return MPI;
+        };
+        match v.trim().parse::<usize>() {
+            Ok(n) if (1..=MPI).contains(&n) => n,
+            _ => panic!(
+                "OXLA_MPI_MAX_COUNT={v:?} is not a count of elements: set it to a whole number \
+                 from 1 to {MPI}, or unset it for MPI's own bound"
             ),
         }
     })

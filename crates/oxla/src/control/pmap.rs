@@ -9,7 +9,7 @@
 
 use std::panic::Location;
 
-use super::shard_map::{block_aval, stage_advised, OutSpec};
+use super::shard_map::{block_aval, stage_advised, OutSpec, Span};
 use crate::core::axis_env::with_axis;
 use crate::core::tree::Tree;
 use crate::core::{trace_avals, with_line, Aval, Tensor};
@@ -178,7 +178,10 @@ impl<F> Pmap<F> {
                 vec![cj],
                 out_specs,
                 vec![None],
-                processes,
+                Span {
+                    processes,
+                    whole: false,
+                },
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")
@@ -330,7 +333,10 @@ impl<F> ShardMap<F> {
                 vec![cj],
                 out_specs,
                 vec![None],
-                processes,
+                Span {
+                    processes,
+                    whole: false,
+                },
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")

@@ -10,7 +10,7 @@
 
 use std::panic::Location;
 
-use super::shard_map::{shares, stage_advised, OutSpec};
+use super::shard_map::{shares, stage_advised, OutSpec, Span};
 use crate::compiler::Executable;
 use crate::core::axis_env::with_split_axis;
 use crate::core::tree::Tree;
@@ -36,6 +36,13 @@ impl<F, B> Vmap<F, B> {
     /// vectorised function on its block of `n / d` or `n / d + 1` examples, all at once,
     /// and the results are joined. No padding: any batch size works, and a batch smaller
     /// than `d` uses `n` devices.
+    ///
+    /// Under MPI, `d` above this process's devices spans every process, as many devices
+    /// on each (so `d` is a multiple of [`process_count`](crate::process_count), up to
+    /// [`device_count`](crate::device_count)): every process passes the same arguments,
+    /// computes its devices' blocks and returns the whole result, joined across the
+    /// processes (blocks of uneven length included); a batch of `n` examples then uses at
+    /// most `n / process_count` devices on each.
     ///
     /// Collectives over the vmap's [`axis_name`](Vmap::axis_name) see the whole batch:
     /// `psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `psum_scatter`, `axis_index` and
@@ -101,7 +108,7 @@ impl<F, B> OnDevices<F, B> {
                 out,
                 out_axes,
             } = v.traced(&args, at);
-            let rows = self.rows(n, at);
+            let (rows, span) = self.rows(n, at);
             let operands: Vec<Tensor> = leaves
                 .iter()
                 .zip(&axes)
@@ -190,7 +197,9 @@ impl<F, B> OnDevices<F, B> {
                 Some(_) | None => vec![None; bodies.len()],
             };
             let in_dims = mapped.iter().map(|&m| m.then_some(0)).collect();
-            let joined = stage_advised(name, &rows, &operands, in_dims, bodies, out_specs, fits, 1);
+            let joined = stage_advised(
+                name, &rows, &operands, in_dims, bodies, out_specs, fits, span,
+            );
             let results: Vec<Tensor> = joined
                 .into_iter()
                 .zip(kinds)
@@ -207,28 +216,61 @@ impl<F, B> OnDevices<F, B> {
         })
     }
 
-    /// Each device's number of examples of `n`: as even as they can be, the longer blocks
-    /// first, on no more devices than examples.
-    fn rows(&self, n: usize, at: &'static Location<'static>) -> Vec<usize> {
-        let count = crate::devices::local_device_count();
+    /// Each device's number of examples of `n`, as even as they can be, the longer blocks
+    /// first, on no more devices than examples; and the processes the devices span: this
+    /// one's alone, or every process's (under MPI) when `d` passes the local devices.
+    fn rows(&self, n: usize, at: &'static Location<'static>) -> (Vec<usize>, Span) {
+        let (local, processes) = (
+            crate::devices::local_device_count(),
+            crate::devices::process_count(),
+        );
+        let count = local * processes;
         let d = self.devices;
+        let what = self.vmap.what();
         if d == 0 {
-            panic!(
-                "{}: .devices(0): a batch needs at least one device\n  at {at}",
-                self.vmap.what()
-            );
+            panic!("{what}: .devices(0): a batch needs at least one device\n  at {at}");
         }
         if d > count {
+            let across = match processes {
+                1 => String::new(),
+                p => format!(", {local} on each of {p} processes"),
+            };
             panic!(
-                "{}: .devices({d}), but {count} devices are available (OXLA_NUM_DEVICES or \
-                 oxla::set_num_devices sets the count)\n  at {at}",
-                self.vmap.what()
+                "{what}: .devices({d}), but {count} devices are available{across} \
+                 (OXLA_NUM_DEVICES or oxla::set_num_devices sets a process's count)\n  at {at}"
             );
         }
-        let used = d.min(n).max(1);
-        (0..used)
-            .map(|k| n / used + usize::from(k < n % used))
-            .collect()
+        let even = |used: usize| -> Vec<usize> {
+            (0..used)
+                .map(|k| n / used + usize::from(k < n % used))
+                .collect()
+        };
+        if d <= local {
+            return (even(d.min(n).max(1)), Span::LOCAL);
+        }
+        // Across processes: as many devices on each, and an example for every device.
+        if !d.is_multiple_of(processes) {
+            panic!(
+                "{what}: .devices({d}) spans {processes} processes, which run as many devices \
+                 each: ask for a multiple of {processes} (up to {count}), or for at most the \
+                 {local} of one process\n  at {at}"
+            );
+        }
+        if n < processes {
+            panic!(
+                "{what}: a batch of {n} examples over .devices({d}) of {processes} processes: \
+                 each process needs at least one; ask for at most the {local} devices of one \
+                 process\n  at {at}"
+            );
+        }
+        let each = (d / processes).min(n / processes);
+        (
+            even(each * processes),
+            Span {
+                processes,
+                whole: true,
+            },
+        )
     }
 }
 

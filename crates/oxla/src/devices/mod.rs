@@ -108,6 +108,21 @@ pub(crate) fn sum_across_processes(
     a
 }
 
+/// `a`, this process's part of a map's result, joined along `dimension` with the other
+/// processes' in rank order (MPI): process `p`'s is `parts[p]` long along it.
+pub(crate) fn gather_across_processes(
+    a: crate::array::Array,
+    dimension: usize,
+    parts: &[usize],
+) -> crate::array::Array {
+    #[cfg(feature = "mpi")]
+    if parts.len() > 1 {
+        return distributed::all_gather(&a, dimension, parts, "a map's joined result");
+    }
+    let _ = (dimension, parts);
+    a
+}
+
 /// `verdict`, a compiled call's check of its memory plan `analysis` against this process's
 /// limits, agreed between the processes its maps span (under MPI): an out-of-memory error
 /// on one is the same error on every one, before anything runs.

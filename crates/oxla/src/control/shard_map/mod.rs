@@ -10,10 +10,11 @@
 //! unmapped operands).
 //!
 //! Unmapped operands are shared by the devices, not copied. Under `jit` the whole map is
-//! one step. Its batching, JVP and VJP rules (`rules.rs`) stage a new map of the
-//! transformed bodies.
+//! one step. How it runs is in `run.rs`; its batching, JVP and VJP rules (`rules.rs`)
+//! stage a new map of the transformed bodies.
 
 mod rules;
+mod run;
 
 use std::sync::{Arc, OnceLock};
 
@@ -22,7 +23,6 @@ use crate::compiler::Executable;
 use crate::core::control_flow::debug_by_identity;
 use crate::core::{bind, ClosedJaxpr, ControlFlow, Prim, Tensor};
 use crate::memory::{BufferInfo, DevicePlan};
-use crate::prims::{reduce, shape, ReduceOp};
 use crate::transforms::bodies::open;
 
 /// How a result of the map is made from the devices' results.
@@ -61,9 +61,28 @@ pub struct ShardMapSpec {
     pub(crate) out_specs: Vec<OutSpec>,
     /// One device's program per distinct share, in the order of the devices.
     bodies: Vec<Body>,
-    /// The processes the map spans: every process (a `pmap` under MPI), the devices being
-    /// every process's, or 1, this process's devices alone.
+    /// The processes the map spans, and what each passes and gets.
+    pub(crate) span: Span,
+}
+
+/// The processes a map over devices spans (under MPI), and what each passes and gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// Every process, the devices being every process's rank by rank; or 1, this process's
+    /// devices alone.
     pub(crate) processes: usize,
+    /// Every process passes the whole operands and gets the whole results, and `rows`
+    /// lists every process's devices (`vmap(f).devices` across processes); else each
+    /// passes and gets its own devices' blocks, which `rows` lists (a `pmap` under MPI).
+    pub(crate) whole: bool,
+}
+
+impl Span {
+    /// This process's devices alone.
+    pub(crate) const LOCAL: Span = Span {
+        processes: 1,
+        whole: false,
+    };
 }
 
 debug_by_identity!(ShardMapSpec, axis_name, rows, in_dims, out_specs);
@@ -82,7 +101,7 @@ pub(crate) fn shares(rows: &[usize]) -> Vec<usize> {
 /// Binds a map over the devices `rows` describes (see [`ShardMapSpec::rows`]) of `bodies`
 /// (one per share, as [`shares`] orders them, each traced on the blocks of `operands` for
 /// its share), whose captured values become unmapped operands, over the devices of
-/// `processes` processes; `fits` holds a chunk size per body under which its block fits
+/// the processes of `span`; `fits` holds a chunk size per body under which its block fits
 /// the device limit (the advice its out-of-memory error gives).
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
@@ -94,7 +113,7 @@ pub(crate) fn stage_advised(
     bodies: Vec<ClosedJaxpr>,
     out_specs: Vec<OutSpec>,
     fits: Vec<Option<usize>>,
-    processes: usize,
+    span: Span,
 ) -> Vec<Tensor> {
     assert_eq!(
         bodies.len(),
@@ -126,7 +145,7 @@ pub(crate) fn stage_advised(
         in_dims,
         out_specs,
         bodies,
-        processes,
+        span,
     };
     let mut ins = operands.to_vec();
     ins.extend(consts.into_iter().flatten());
@@ -147,9 +166,20 @@ pub(crate) fn block_aval(a: &Aval, dim: Option<usize>, share: usize, total: usiz
 }
 
 impl ShardMapSpec {
-    /// The number of devices.
+    /// The number of devices in this process.
     pub(crate) fn size(&self) -> usize {
-        self.rows.len()
+        match self.span.whole {
+            true => self.rows.len() / self.span.processes,
+            false => self.rows.len(),
+        }
+    }
+
+    /// The position in `rows` of this process's first device.
+    fn here(&self) -> usize {
+        match self.span.whole {
+            true => crate::devices::process_index() * self.size(),
+            false => 0,
+        }
     }
 
     fn total(&self) -> usize {
@@ -172,28 +202,6 @@ impl ShardMapSpec {
 
     fn compiled(b: &Body) -> &Executable {
         b.compiled.get_or_init(|| Executable::new(b.jaxpr.clone()))
-    }
-
-    /// Device `d`'s block of each operand: a view for blocks along the leading axis.
-    fn blocks(&self, ins: &[Array], d: usize) -> Vec<Array> {
-        let (total, before) = (self.total().max(1), self.rows[..d].iter().sum::<usize>());
-        ins.iter()
-            .zip(&self.in_dims)
-            .map(|(a, dim)| match *dim {
-                None => a.clone(),
-                Some(k) => {
-                    let len = a.shape()[k];
-                    let (lo, hi) = (len * before / total, len * (before + self.rows[d]) / total);
-                    if k == 0 {
-                        return a.rows(lo, hi - lo);
-                    }
-                    let mut start = vec![0; a.ndim()];
-                    let mut limit = a.shape().to_vec();
-                    (start[k], limit[k]) = (lo, hi);
-                    shape::slice(a, &start, &limit, None)
-                }
-            })
-            .collect()
     }
 }
 
@@ -236,7 +244,7 @@ impl ControlFlow for ShardMapSpec {
             .map(|((k, a), s)| match s {
                 OutSpec::Concat(d) => {
                     let mut shape = a.shape.to_vec();
-                    shape[*d] = (0..self.size())
+                    shape[*d] = (0..self.rows.len())
                         .map(|dev| self.body_of(dev).jaxpr.jaxpr.out_avals()[k].shape[*d])
                         .sum();
                     Aval::new(a.dtype, &shape)
@@ -268,7 +276,7 @@ impl ControlFlow for ShardMapSpec {
             ("jaxpr", self.bodies[0].jaxpr.to_string()),
             (
                 "mesh",
-                format!("Mesh('{}': {})", self.axis_name, self.size()),
+                format!("Mesh('{}': {})", self.axis_name, self.rows.len()),
             ),
             ("out_specs", crate::prims::pyfmt::tuple_of_strings(&outs)),
         ];
@@ -283,43 +291,9 @@ impl ControlFlow for ShardMapSpec {
         p
     }
 
-    /// Runs the body on every device at once and joins the results.
+    /// Runs the body on every device at once and joins the results (`run.rs`).
     fn eval(&self, ins: &[Array]) -> Vec<Array> {
-        // Compiled here, before the devices start: none waits at a collective for another
-        // that is still compiling.
-        for b in &self.bodies {
-            Self::compiled(b);
-        }
-        // Lines the body prints go where the caller's go.
-        let sink = crate::core::callback::current_sink();
-        let outs = crate::devices::run(&self.axis_name, self.size(), self.processes, |d| {
-            let exe = Self::compiled(self.body_of(d));
-            crate::core::callback::with_sink(sink.clone(), || exe.run_arrays(self.blocks(ins, d)))
-        });
-        (0..self.out_specs.len())
-            .map(|k| {
-                let mine: Vec<Array> = outs.iter().map(|o| o[k].clone()).collect();
-                match self.out_specs[k] {
-                    OutSpec::Concat(d) => shape::concatenate(&mine, d),
-                    OutSpec::Invariant => mine[0].clone(),
-                    OutSpec::Summed => {
-                        let stacked = shape::concatenate(
-                            &mine
-                                .iter()
-                                .map(|a| {
-                                    let mut s = vec![1];
-                                    s.extend_from_slice(a.shape());
-                                    a.reshaped(&s)
-                                })
-                                .collect::<Vec<_>>(),
-                            0,
-                        );
-                        let here = reduce::reduce(ReduceOp::Sum, &stacked, &[0]);
-                        crate::devices::sum_across_processes(here, self.processes)
-                    }
-                }
-            })
-            .collect()
+        self.run(ins)
     }
 
     fn bodies(&self) -> Vec<&ClosedJaxpr> {
@@ -336,7 +310,7 @@ impl ControlFlow for ShardMapSpec {
         let mut best = (0, vec![]);
         let mut total = 0;
         for d in 0..self.size() {
-            let b = self.body_of(d);
+            let b = self.body_of(self.here() + d);
             let shared = b.jaxpr.jaxpr.in_avals().iter().map(Aval::nbytes).sum();
             let (bytes, largest) =
                 crate::transforms::bodies::body_bytes(std::iter::once(Self::compiled(b)), shared);
@@ -350,19 +324,19 @@ impl ControlFlow for ShardMapSpec {
 
     fn device_plans(&self, source: &'static std::panic::Location<'static>) -> Vec<DevicePlan> {
         // Across processes, the devices of the earlier ranks come first.
-        let first = match self.processes {
+        let first = match self.span.processes {
             1 => 0,
             _ => crate::devices::process_index() * self.size(),
         };
         (0..self.size())
             .map(|device| {
-                let b = self.body_of(device);
+                let b = self.body_of(self.here() + device);
                 let plan = Self::compiled(b).analysis();
                 let ins = b.jaxpr.jaxpr.in_avals();
                 let cut = || ins.iter().zip(&self.in_dims);
                 DevicePlan {
                     device: first + device,
-                    processes: self.processes,
+                    processes: self.span.processes,
                     rows: cut().find_map(|(a, d)| d.map(|k| a.shape[k])).unwrap_or(0),
                     peak_bytes: plan.peak_bytes,
                     shared_bytes: cut()

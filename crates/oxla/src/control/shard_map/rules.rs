@@ -61,7 +61,7 @@ fn restage(
         bodies,
         out_specs,
         fits,
-        spec.processes,
+        spec.span,
     )
 }
 
@@ -155,7 +155,7 @@ pub(super) fn vjp(
             OutSpec::Concat(d) => (ct, Some(d)),
             OutSpec::Invariant => {
                 // Every device's, of every process the map spans, gets its share.
-                let devices = spec.size() * spec.processes;
+                let devices = spec.size() * spec.span.processes;
                 let share = scalar_tensor(1.0 / devices as f64, ct.dtype());
                 (lax::mul(&ct, &share), None)
             }

@@ -6,7 +6,7 @@
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use super::{check_same, collective, Deadline, CALLING};
+use super::{calling, check_same, collective};
 use crate::error::Error;
 use crate::memory::{DevicePlan, MemoryAnalysis};
 
@@ -44,13 +44,12 @@ pub(crate) fn agree_on_memory(
     let mut all = vec![0u64; 4 * world.size() as usize];
     let what = "the memory plan of a call whose map spans the processes";
     check_same(what);
-    let deadline = Deadline::new(what);
-    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    collective!(
-        deadline,
-        world.all_gather_into / immediate_all_gather_into(&mine[..], &mut all[..])
-    );
-    drop(calling);
+    calling(what, |deadline| {
+        collective!(
+            deadline,
+            world.all_gather_into / immediate_all_gather_into(&mine[..], &mut all[..])
+        );
+    });
     let Some((rank, first)) = all
         .chunks(4)
         .enumerate()

@@ -247,12 +247,12 @@ fn check_same(what: &str) {
     what.hash(&mut hasher);
     let mine = [hasher.finish()];
     let mut all = vec![0u64; ranks];
-    let deadline = Deadline::new(what);
-    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    collective!(
-        deadline,
-        world.all_gather_into / immediate_all_gather_into(&mine[..], &mut all[..])
-    );
+    calling(what, |deadline| {
+        collective!(
+            deadline,
+            world.all_gather_into / immediate_all_gather_into(&mine[..], &mut all[..])
+        );
+    });
     let Some(k) = all.iter().position(|&h| h != all[0]) else {
         return;
     };
@@ -262,11 +262,12 @@ fn check_same(what: &str) {
     let n = shown.len().min(SHOWN);
     text[..n].copy_from_slice(&shown.as_bytes()[..n]);
     let mut texts = vec![0u8; SHOWN * ranks];
-    collective!(
-        deadline,
-        world.all_gather_into / immediate_all_gather_into(&text[..], &mut texts[..])
-    );
-    drop(calling);
+    calling(what, |deadline| {
+        collective!(
+            deadline,
+            world.all_gather_into / immediate_all_gather_into(&text[..], &mut texts[..])
+        );
+    });
     let at = |r: usize| {
         let t = &texts[r * SHOWN..(r + 1) * SHOWN];
         String::from_utf8_lossy(&t[..t.iter().position(|&b| b == 0).unwrap_or(SHOWN)]).into_owned()
@@ -291,14 +292,17 @@ fn fresh(bytes: usize) -> Buffer {
     unsafe { Buffer::uninit(bytes) }
 }
 
-/// The most elements one MPI message counts (MPI counts in `int`).
-const MAX_COUNT: usize = i32::MAX as usize;
+/// The most elements one MPI message carries: MPI counts in `int`, and
+/// `OXLA_MPI_MAX_COUNT` may lower it. Larger collectives go in several messages.
+fn max_count() -> usize {
+    crate::env::mpi_max_count()
+}
 
-/// Panics naming `what` when `count` elements pass what one MPI message counts.
-fn check_count(count: usize, what: &str) {
-    assert!(
-        count <= MAX_COUNT,
-        "{what}: {count} elements in one message across processes pass MPI's count of \
-         {MAX_COUNT}"
-    );
+/// Runs `f`, this thread's MPI calls for the collective `what`, holding the MPI lock (one
+/// thread calls MPI at a time) and bounded by `OXLA_COLLECTIVE_TIMEOUT` (`f` waits under
+/// the deadline it is given).
+fn calling<R>(what: &str, f: impl FnOnce(&Deadline) -> R) -> R {
+    let deadline = Deadline::new(what);
+    let _calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
+    f(&deadline)
 }

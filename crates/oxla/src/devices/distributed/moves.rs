@@ -1,47 +1,121 @@
-//! Moves across the ranks, of bytes (so of every dtype): `all_gather_into` for
-//! `all_gather`, `all_to_all_into` for `all_to_all`, and point-to-point messages for
-//! `ppermute`.
+//! Moves across the ranks, of bytes (so of every dtype): `all_gather_into` (its varcount
+//! form for blocks of uneven length) for `all_gather`, `all_to_all_into` for `all_to_all`,
+//! and point-to-point messages for `ppermute`. A move past what one message carries
+//! (`max_count`) goes in rounds, each moving the next run of every rank's bytes.
 
+use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
+use mpi::Count;
 
-use super::{check_count, check_same, collective, fresh, Deadline, CALLING};
+use super::{calling, check_same, collective, fresh, max_count};
 use crate::array::{Array, Buffer};
 
-/// Every rank's `a` (the same shape on every rank), joined along `dimension` in rank order.
-pub(crate) fn all_gather(a: &Array, dimension: usize, what: &str) -> Array {
+/// Every rank's `a` joined along `dimension` in rank order: rank `r`'s is `lengths[r]`
+/// long along it, and the same shape as `a` elsewhere.
+pub(crate) fn all_gather(a: &Array, dimension: usize, lengths: &[usize], what: &str) -> Array {
     check_same(what);
-    let world = SimpleCommunicator::world();
-    let ranks = world.size() as usize;
-    let send = a.as_bytes();
-    check_count(send.len() * ranks, what);
-    let mut all = fresh(send.len() * ranks);
-    let deadline = Deadline::new(what);
-    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    collective!(
-        deadline,
-        world.all_gather_into / immediate_all_gather_into(send, all.as_mut_slice::<u8>())
-    );
-    drop(calling);
-    let mut shape = a.shape().to_vec();
-    shape[dimension] *= ranks;
     let outer: usize = a.shape()[..dimension].iter().product();
+    let unit = a.shape()[dimension + 1..].iter().product::<usize>() * a.dtype().size();
+    let inners: Vec<usize> = lengths.iter().map(|l| l * unit).collect();
+    let counts: Vec<usize> = inners.iter().map(|i| outer * i).collect();
+    let all = gather_bytes(a.as_bytes(), &counts, what);
+    let mut shape = a.shape().to_vec();
+    shape[dimension] = lengths.iter().sum();
     if outer <= 1 {
         // Rank-major is the result's own order.
         return Array::from_buffer(a.dtype(), &shape, all);
     }
     // [rank, outer, inner] to [outer, rank, inner].
-    let inner = send.len() / outer;
+    let starts = offsets(&counts);
     let mut out = fresh(all.len_bytes());
     let (from, to) = (all.as_bytes(), out.as_mut_slice::<u8>());
+    let mut at = 0;
     for o in 0..outer {
-        for r in 0..ranks {
-            let at = (o * ranks + r) * inner;
-            let src = r * send.len() + o * inner;
+        for (&start, &inner) in starts.iter().zip(&inners) {
+            let src = start + o * inner;
             to[at..at + inner].copy_from_slice(&from[src..src + inner]);
+            at += inner;
         }
     }
     Array::from_buffer(a.dtype(), &shape, out)
+}
+
+/// Where each of `counts`' runs starts when they lie one after the other.
+fn offsets(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let start = *at;
+            *at += c;
+            Some(start)
+        })
+        .collect()
+}
+
+/// MPI's counts and displacements of runs of `counts` bytes, one after the other.
+fn partition(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
+    let count = |c: usize| Count::try_from(c).expect("a round's bytes fit MPI's count");
+    (
+        counts.iter().map(|&c| count(c)).collect(),
+        offsets(counts).into_iter().map(count).collect(),
+    )
+}
+
+/// Every rank's `send` (`counts[r]` bytes from rank `r`), joined in rank order. Past what
+/// one message carries, in rounds of at most `max_count / ranks` bytes from each rank,
+/// received into a buffer of one round and copied into place.
+fn gather_bytes(send: &[u8], counts: &[usize], what: &str) -> Buffer {
+    let world = SimpleCommunicator::world();
+    let ranks = counts.len();
+    let total: usize = counts.iter().sum();
+    let mut all = fresh(total);
+    let limit = max_count();
+    let even = counts.iter().all(|&c| c == counts[0]);
+    calling(what, |deadline| {
+        let to = all.as_mut_slice::<u8>();
+        if even && counts[0] <= limit {
+            collective!(
+                deadline,
+                world.all_gather_into / immediate_all_gather_into(send, to)
+            );
+            return;
+        }
+        if total <= limit {
+            let (c, d) = partition(counts);
+            let mut parts = PartitionMut::new(to, c, d);
+            collective!(
+                deadline,
+                world.all_gather_varcount_into
+                    / immediate_all_gather_varcount_into(send, &mut parts)
+            );
+            return;
+        }
+        let piece = (limit / ranks).max(1);
+        let starts = offsets(counts);
+        let longest = counts.iter().copied().max().unwrap_or(0);
+        let mut round = fresh(piece * ranks);
+        for lo in (0..longest).step_by(piece) {
+            let part: Vec<usize> = counts
+                .iter()
+                .map(|&c| c.saturating_sub(lo).min(piece))
+                .collect();
+            let mine = &send[lo.min(send.len())..(lo + piece).min(send.len())];
+            let (c, d) = partition(&part);
+            let mut parts = PartitionMut::new(round.as_mut_slice::<u8>(), c, d);
+            collective!(
+                deadline,
+                world.all_gather_varcount_into
+                    / immediate_all_gather_varcount_into(mine, &mut parts)
+            );
+            let mut at = 0;
+            for (&start, &len) in starts.iter().zip(&part).filter(|(_, &len)| len > 0) {
+                to[start + lo..start + lo + len].copy_from_slice(&round.as_bytes()[at..at + len]);
+                at += len;
+            }
+        }
+    });
+    all
 }
 
 /// `a`'s bytes reordered so that the `ranks` blocks along `dimension` come one after the
@@ -67,7 +141,8 @@ pub(super) fn rank_major(a: &Array, dimension: usize, ranks: usize) -> Array {
 }
 
 /// MPI's all-to-all of bytes: `send` holds one equal run for each rank in rank order, and
-/// the result each rank's run for this one, in rank order.
+/// the result each rank's run for this one, in rank order. Runs past what one message
+/// carries go in rounds, each packing the next piece of every run together.
 pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
     check_same(what);
     let world = SimpleCommunicator::world();
@@ -77,15 +152,38 @@ pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
         "{what}: {} bytes do not split into {ranks} equal runs",
         send.len()
     );
-    check_count(send.len() / ranks, what);
+    let run = send.len() / ranks;
     let mut got = fresh(send.len());
-    let deadline = Deadline::new(what);
-    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    collective!(
-        deadline,
-        world.all_to_all_into / immediate_all_to_all_into(send, got.as_mut_slice::<u8>())
-    );
-    drop(calling);
+    let limit = max_count();
+    calling(what, |deadline| {
+        let to = got.as_mut_slice::<u8>();
+        if run <= limit {
+            collective!(
+                deadline,
+                world.all_to_all_into / immediate_all_to_all_into(send, to)
+            );
+            return;
+        }
+        let (mut out, mut back) = (fresh(limit * ranks), fresh(limit * ranks));
+        for lo in (0..run).step_by(limit) {
+            let len = limit.min(run - lo);
+            let packed = out.as_mut_slice::<u8>();
+            for r in 0..ranks {
+                packed[r * len..(r + 1) * len].copy_from_slice(&send[r * run + lo..][..len]);
+            }
+            let (packed, received) = (
+                &out.as_bytes()[..ranks * len],
+                &mut back.as_mut_slice::<u8>()[..ranks * len],
+            );
+            collective!(
+                deadline,
+                world.all_to_all_into / immediate_all_to_all_into(packed, received)
+            );
+            for r in 0..ranks {
+                to[r * run + lo..][..len].copy_from_slice(&back.as_bytes()[r * len..][..len]);
+            }
+        }
+    });
     got
 }
 
@@ -98,7 +196,9 @@ pub(crate) struct Message<B> {
 }
 
 /// Sends every message of `sends` and receives every one of `receives` (each as many bytes
-/// as asked for), all at once; returns the received bytes in the order asked for.
+/// as asked for), all at once; returns the received bytes in the order asked for. A message
+/// past what one carries goes in pieces, which MPI keeps in order between two ranks and
+/// one tag.
 pub(crate) fn permute(
     sends: &[Message<&[u8]>],
     receives: &[Message<usize>],
@@ -106,35 +206,28 @@ pub(crate) fn permute(
 ) -> Vec<Buffer> {
     check_same(what);
     let world = SimpleCommunicator::world();
-    let mut got: Vec<Buffer> = receives
-        .iter()
-        .map(|m| {
-            check_count(m.bytes, what);
-            fresh(m.bytes)
-        })
-        .collect();
+    let limit = max_count();
+    let mut got: Vec<Buffer> = receives.iter().map(|m| fresh(m.bytes)).collect();
     let tag = |t: usize| i32::try_from(t).expect("a device index fits MPI's tag");
-    let deadline = Deadline::new(what);
-    let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    mpi::request::scope(|scope| {
-        let mut requests = Vec::with_capacity(sends.len() + receives.len());
-        for (buf, m) in got.iter_mut().zip(receives) {
-            let from = world.process_at_rank(m.rank as i32);
-            requests.push(from.immediate_receive_into_with_tag(
-                scope,
-                buf.as_mut_slice::<u8>(),
-                tag(m.tag),
-            ));
-        }
-        for m in sends {
-            check_count(m.bytes.len(), what);
-            let to = world.process_at_rank(m.rank as i32);
-            requests.push(to.immediate_send_with_tag(scope, m.bytes, tag(m.tag)));
-        }
-        for r in requests {
-            deadline.wait(r);
-        }
+    calling(what, |deadline| {
+        mpi::request::scope(|scope| {
+            let mut requests = Vec::with_capacity(sends.len() + receives.len());
+            for (buf, m) in got.iter_mut().zip(receives) {
+                let from = world.process_at_rank(m.rank as i32);
+                for piece in buf.as_mut_slice::<u8>().chunks_mut(limit) {
+                    requests.push(from.immediate_receive_into_with_tag(scope, piece, tag(m.tag)));
+                }
+            }
+            for m in sends {
+                let to = world.process_at_rank(m.rank as i32);
+                for piece in m.bytes.chunks(limit) {
+                    requests.push(to.immediate_send_with_tag(scope, piece, tag(m.tag)));
+                }
+            }
+            for r in requests {
+                deadline.wait(r);
+            }
+        });
     });
-    drop(calling);
     got
 }

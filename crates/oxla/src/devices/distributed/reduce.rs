@@ -11,9 +11,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
 
-use super::{
-    check_count, check_same, collective, fresh, with_mpi_dtype, Deadline, CALLING, MAX_COUNT,
-};
+use super::{calling, check_same, collective, fresh, max_count, with_mpi_dtype};
 use crate::array::{Array, Buffer, DType, Elem};
 
 /// How the ranks' arrays combine.
@@ -80,14 +78,15 @@ fn bytes_as<T: Elem>(a: &Array) -> &[T] {
 /// `how` of every rank's `send` into `recv`, in messages under MPI's count.
 fn reduce_into<T: Equivalence>(send: &[T], recv: &mut [T], op: SystemOperation, what: &str) {
     let world = SimpleCommunicator::world();
-    let deadline = Deadline::new(what);
-    let _calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-    for (s, r) in send.chunks(MAX_COUNT).zip(recv.chunks_mut(MAX_COUNT)) {
-        collective!(
-            deadline,
-            world.all_reduce_into / immediate_all_reduce_into(s, r, op)
-        );
-    }
+    let limit = max_count();
+    calling(what, |deadline| {
+        for (s, r) in send.chunks(limit).zip(recv.chunks_mut(limit)) {
+            collective!(
+                deadline,
+                world.all_reduce_into / immediate_all_reduce_into(s, r, op)
+            );
+        }
+    });
 }
 
 /// A half-float reduction, carried and combined as `f32` and rounded back once.
@@ -221,16 +220,47 @@ pub(crate) fn reduce_scatter(a: &Array, dimension: usize, what: &str) -> Array {
         }
         dtype => with_mpi_dtype!(dtype, T, {
             check_same(what);
-            check_count(per_rank, what);
-            let send: &[T] = bytes_as(&blocks);
             let mut buf = fresh(per_rank * dtype.size());
-            let op = op(Combine::Sum, dtype);
-            let deadline = Deadline::new(what);
-            let calling = CALLING.lock().unwrap_or_else(|e| e.into_inner());
-            collective!(deadline, world.reduce_scatter_block_into / immediate_reduce_scatter_block_into(send, buf.as_mut_slice::<T>(), op)
-            );
-            drop(calling);
+            scatter_into(bytes_as::<T>(&blocks), buf.as_mut_slice::<T>(), op(Combine::Sum, dtype), what);
             Array::from_buffer(dtype, &shape, buf)
         }, other => unreachable!("{other:?} handled above")),
     }
+}
+
+/// The sum of every rank's `send` (one block per rank, rank by rank) of which this rank
+/// keeps its block in `recv`. Blocks past what one message carries go in rounds, each
+/// packing the next piece of every block together.
+fn scatter_into<T: Equivalence + Copy>(
+    send: &[T],
+    recv: &mut [T],
+    op: SystemOperation,
+    what: &str,
+) {
+    let world = SimpleCommunicator::world();
+    let (block, limit) = (recv.len(), max_count());
+    calling(what, |deadline| {
+        if block <= limit {
+            collective!(
+                deadline,
+                world.reduce_scatter_block_into
+                    / immediate_reduce_scatter_block_into(send, recv, op)
+            );
+            return;
+        }
+        let ranks = send.len() / block;
+        let mut packed = Vec::with_capacity(limit * ranks);
+        for lo in (0..block).step_by(limit) {
+            let len = limit.min(block - lo);
+            packed.clear();
+            for r in 0..ranks {
+                packed.extend_from_slice(&send[r * block + lo..][..len]);
+            }
+            let mine = &mut recv[lo..lo + len];
+            collective!(
+                deadline,
+                world.reduce_scatter_block_into
+                    / immediate_reduce_scatter_block_into(&packed[..], mine, op)
+            );
+        }
+    });
 }

@@ -71,15 +71,6 @@ impl Collective {
         let Some(x) = x else {
             return Array::scalar((group.first() + rank) as i32);
         };
-        if group.processes() > 1
-            && matches!(self.op, CollectiveOp::AllGather { sizes: Some(_), .. })
-        {
-            panic!(
-                "{} over axis {}: a gather of uneven blocks does not cross processes (MPI)",
-                self.name(),
-                crate::prims::pyfmt::tuple(&self.axes)
-            );
-        }
         // Members of uneven blocks gather operands of different lengths along the
         // gathered dimension, shown as `_`.
         let operand = match &self.op {
@@ -121,11 +112,19 @@ impl Collective {
                 };
                 all_reduce(&group, rank, what, op, &x)
             }
-            CollectiveOp::AllGather { dimension, .. } => {
+            CollectiveOp::AllGather {
+                dimension, sizes, ..
+            } => {
                 let out = self
                     .rule(&[crate::array::aval_of(x)])
                     .expect("checked when bound");
-                all_gather(&group, rank, what, x, *dimension, &out[0].shape)
+                // Each process's part of the result along `dimension`: its members'.
+                let (n, processes) = (group.size(), group.processes());
+                let parts: Vec<usize> = match sizes {
+                    Some(sizes) => sizes.chunks(n).map(|s| s.iter().sum()).collect(),
+                    None => vec![out[0].shape[*dimension] / processes; processes],
+                };
+                all_gather(&group, rank, what, x, *dimension, &out[0].shape, &parts)
             }
             CollectiveOp::ReduceScatter {
                 scatter_dimension,
@@ -272,7 +271,8 @@ fn fold_all(op: ReduceOp, parts: &[Array]) -> Array {
 /// Every member's `x` placed along `dimension` of one shared result of `shape` (stacked, or
 /// concatenated when tiled: either way the result is `[outer, members, inner]` with
 /// `outer` the dimensions before `dimension` and `inner` the operand's from there, which
-/// may differ between members when their blocks are uneven).
+/// may differ between members when their blocks are uneven). Process `p`'s members fill
+/// `parts[p]` of the result's length along `dimension`.
 fn all_gather(
     group: &Group,
     rank: usize,
@@ -280,10 +280,11 @@ fn all_gather(
     x: &Array,
     dimension: usize,
     shape: &[usize],
+    parts: &[usize],
 ) -> Array {
     // This process's members' part of the result (all of it without MPI).
     let mut local = shape.to_vec();
-    local[dimension] /= group.processes();
+    local[dimension] = parts[group.first() / group.size()];
     let filling = group.meet(rank, what.clone(), x.clone(), |xs| {
         // The members' runs must tile the result: one rank, and one shape but for the
         // gathered dimension (which the shape rule checked against the sizes).
@@ -329,7 +330,7 @@ fn all_gather(
             return here;
         }
         // This process's members joined, then the processes' joined in rank order.
-        gather_across(here, dimension, &what)
+        gather_across(here, dimension, parts, &what)
     });
     (*done).clone()
 }
@@ -356,14 +357,15 @@ fn reduce_across(_group: &Group, local: Array, _op: ReduceOp, _what: &str) -> Ar
     local
 }
 
-/// A gather's result in this process, joined with the other processes' along `dimension`.
+/// A gather's result in this process, joined with the other processes' along `dimension`
+/// (process `p`'s `parts[p]` long along it).
 #[cfg(feature = "mpi")]
-fn gather_across(local: Array, dimension: usize, what: &str) -> Array {
-    crate::devices::distributed::all_gather(&local, dimension, what)
+fn gather_across(local: Array, dimension: usize, parts: &[usize], what: &str) -> Array {
+    crate::devices::distributed::all_gather(&local, dimension, parts, what)
 }
 
 /// Without MPI a group is one process's.
 #[cfg(not(feature = "mpi"))]
-fn gather_across(local: Array, _dimension: usize, _what: &str) -> Array {
+fn gather_across(local: Array, _dimension: usize, _parts: &[usize], _what: &str) -> Array {
     local
 }

@@ -13,11 +13,15 @@
 //! `pmap` itself are checked against their values computed on every rank from the whole
 //! data; so are `shard_map` over every rank's devices, the collectives that move blocks
 //! between ranks (`psum_scatter`, `ppermute`, `all_to_all`, the gradient of a gather),
-//! sums of other dtypes, NaN in a maximum and a minimum, and an out-of-memory error on
-//! one rank that every rank returns.
+//! sums of other dtypes, NaN in a maximum and a minimum, an out-of-memory error on one
+//! rank that every rank returns, and `vmap(f).devices` over every rank's devices
+//! (`spanning.rs`). With `OXLA_MPI_MAX_COUNT=1`, every message across the ranks is split
+//! into pieces of one element.
 //! With `--mismatch`, the ranks reach different collectives; with `--timeout`, the last
 //! rank comes late. The closing line, from rank 0, counts the checks of every rank:
 //! `N passed, N failed`; the exit status is 1 when one failed.
+
+mod spanning;
 
 use oxla::numpy as jnp;
 use oxla::{grad, lax, pmap, shard_map, Tensor};
@@ -320,6 +324,7 @@ fn main() {
         jnp::array(&[device], &[1]),
         jnp::array(&[((ranks - 1) * local) as f32], &[1]),
     );
+    spanning::checks(devices, &mut check);
 
     let failed = results.iter().filter(|(_, ok)| !ok).count();
     let counts = jnp::array(&[(results.len() - failed) as f32, failed as f32], &[1, 2]);
