@@ -180,7 +180,7 @@ impl<F> Pmap<F> {
                 vec![None],
                 Span {
                     processes,
-                    whole: false,
+                    ..Span::LOCAL
                 },
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
@@ -335,7 +335,7 @@ impl<F> ShardMap<F> {
                 vec![None],
                 Span {
                     processes,
-                    whole: false,
+                    ..Span::LOCAL
                 },
             );
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())

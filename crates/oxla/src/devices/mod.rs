@@ -167,8 +167,9 @@ fn processes() -> (usize, usize) {
 /// order. A panic on one device ends the group (the others' collectives return at once)
 /// and is raised again here.
 ///
-/// With `processes` above 1 (a `pmap` under MPI), the group spans every process, which
-/// must be as many: its collectives combine across the processes too.
+/// With `processes` above 1 (a `pmap`, or a `vmap(f).devices` spanning the ranks, under
+/// MPI), the group spans every process, which must be as many, each with `n` members: its
+/// collectives combine across the processes too.
 ///
 /// One mapped call runs on the devices at a time: two calls' members sharing the devices'
 /// threads could each wait at a collective for a member the other holds up.

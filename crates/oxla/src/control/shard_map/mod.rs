@@ -205,6 +205,47 @@ impl ShardMapSpec {
     }
 }
 
+impl ShardMapSpec {
+    /// The plan of the device at `position` in `rows`, numbered `device` along the axis.
+    fn plan_of(
+        &self,
+        position: usize,
+        device: usize,
+        source: &'static std::panic::Location<'static>,
+    ) -> DevicePlan {
+        let b = self.body_of(position);
+        let plan = Self::compiled(b).analysis();
+        let ins = b.jaxpr.jaxpr.in_avals();
+        let cut = || ins.iter().zip(&self.in_dims);
+        DevicePlan {
+            device,
+            processes: self.span.processes,
+            rows: cut().find_map(|(a, d)| d.map(|k| a.shape[k])).unwrap_or(0),
+            peak_bytes: plan.peak_bytes,
+            shared_bytes: cut()
+                .filter(|(_, d)| d.is_none())
+                .map(|(a, _)| a.nbytes())
+                .sum(),
+            largest: plan.largest.first().cloned(),
+            fitting_chunk_size: b.fits,
+            source,
+            step: 0,
+        }
+    }
+
+    /// The plans an eager call checks against the limit on each device: every device's
+    /// when the map spans the processes whole (each can plan them all, so all refuse
+    /// alike before any starts), else this process's.
+    fn checked_plans(&self, source: &'static std::panic::Location<'static>) -> Vec<DevicePlan> {
+        match self.span.whole {
+            true => (0..self.rows.len())
+                .map(|g| self.plan_of(g, g, source))
+                .collect(),
+            false => self.device_plans(source),
+        }
+    }
+}
+
 impl ControlFlow for ShardMapSpec {
     fn name(&self) -> &'static str {
         "shard_map"
@@ -329,26 +370,7 @@ impl ControlFlow for ShardMapSpec {
             _ => crate::devices::process_index() * self.size(),
         };
         (0..self.size())
-            .map(|device| {
-                let b = self.body_of(self.here() + device);
-                let plan = Self::compiled(b).analysis();
-                let ins = b.jaxpr.jaxpr.in_avals();
-                let cut = || ins.iter().zip(&self.in_dims);
-                DevicePlan {
-                    device: first + device,
-                    processes: self.span.processes,
-                    rows: cut().find_map(|(a, d)| d.map(|k| a.shape[k])).unwrap_or(0),
-                    peak_bytes: plan.peak_bytes,
-                    shared_bytes: cut()
-                        .filter(|(_, d)| d.is_none())
-                        .map(|(a, _)| a.nbytes())
-                        .sum(),
-                    largest: plan.largest.first().cloned(),
-                    fitting_chunk_size: b.fits,
-                    source,
-                    step: 0,
-                }
-            })
+            .map(|d| self.plan_of(self.here() + d, first + d, source))
             .collect()
     }
 

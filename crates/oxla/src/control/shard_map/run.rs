@@ -4,7 +4,6 @@
 
 use super::{OutSpec, ShardMapSpec};
 use crate::array::Array;
-use crate::core::ControlFlow;
 use crate::prims::{reduce, shape, ReduceOp};
 
 impl ShardMapSpec {
@@ -17,7 +16,7 @@ impl ShardMapSpec {
     /// device starts. (A compiled call returns the error before it runs.)
     pub(super) fn run(&self, ins: &[Array]) -> Vec<Array> {
         if let Some(limit) = crate::memory::device_memory_limit() {
-            let plans = self.device_plans(crate::core::current_line());
+            let plans = self.checked_plans(crate::core::current_line());
             if let Some(over) = plans.iter().find(|d| d.peak_bytes > limit) {
                 panic!(
                     "{}\n  at {}",

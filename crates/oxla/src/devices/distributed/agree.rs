@@ -83,12 +83,12 @@ fn theirs([what, device, needed, limit]: Verdict, rank: usize, analysis: &Memory
             bare(None)
         };
     }
-    // This rank's plan of the same device of its own block: the ranks' blocks are alike.
-    let local = super::super::local_device_count();
+    // A device of this rank's whose plan peaks alike: the same body on a block of the same
+    // length (the ranks' blocks are alike, or of the two lengths of an uneven split).
     match analysis
         .devices
         .iter()
-        .find(|d| d.processes > 1 && d.device % local == device % local && d.peak_bytes == needed)
+        .find(|d| d.processes > 1 && d.peak_bytes == needed)
     {
         Some(plan) => DevicePlan {
             device,

@@ -103,6 +103,16 @@ pub fn initialize() -> Distributed {
     );
     let world = u.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
+    // Every rank must split its messages alike, or each would wait for rounds the other
+    // never sends.
+    let mine = [crate::env::mpi_max_count() as u64];
+    let mut counts = vec![0u64; size];
+    world.all_gather_into(&mine[..], &mut counts[..]);
+    assert!(
+        counts.iter().all(|&c| c == counts[0]),
+        "oxla::distributed::initialize: the ranks' OXLA_MPI_MAX_COUNT differ ({counts:?}); \
+         set it alike on every rank"
+    );
     *universe = Some(u);
     *WORLD.lock().unwrap_or_else(|e| e.into_inner()) = Some((rank, size));
     if size > 1 {

@@ -62,9 +62,10 @@ fn partition(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
     )
 }
 
-/// Every rank's `send` (`counts[r]` bytes from rank `r`), joined in rank order. Past what
-/// one message carries, in rounds of at most `max_count / ranks` bytes from each rank,
-/// received into a buffer of one round and copied into place.
+/// Every rank's `send` (`counts[r]` bytes from rank `r`), joined in rank order. When the
+/// whole passes what one call counts (MPI's count is of the whole buffer), in rounds of at
+/// most `max_count / ranks` bytes from each rank, received into a buffer of one round and
+/// copied into place.
 fn gather_bytes(send: &[u8], counts: &[usize], what: &str) -> Buffer {
     let world = SimpleCommunicator::world();
     let ranks = counts.len();
@@ -74,7 +75,7 @@ fn gather_bytes(send: &[u8], counts: &[usize], what: &str) -> Buffer {
     let even = counts.iter().all(|&c| c == counts[0]);
     calling(what, |deadline| {
         let to = all.as_mut_slice::<u8>();
-        if even && counts[0] <= limit {
+        if even && total <= limit {
             collective!(
                 deadline,
                 world.all_gather_into / immediate_all_gather_into(send, to)
@@ -141,8 +142,8 @@ pub(super) fn rank_major(a: &Array, dimension: usize, ranks: usize) -> Array {
 }
 
 /// MPI's all-to-all of bytes: `send` holds one equal run for each rank in rank order, and
-/// the result each rank's run for this one, in rank order. Runs past what one message
-/// carries go in rounds, each packing the next piece of every run together.
+/// the result each rank's run for this one, in rank order. Past what one call counts (the
+/// whole buffer), in rounds, each packing the next piece of every run together.
 pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
     check_same(what);
     let world = SimpleCommunicator::world();
@@ -157,16 +158,17 @@ pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
     let limit = max_count();
     calling(what, |deadline| {
         let to = got.as_mut_slice::<u8>();
-        if run <= limit {
+        if send.len() <= limit {
             collective!(
                 deadline,
                 world.all_to_all_into / immediate_all_to_all_into(send, to)
             );
             return;
         }
-        let (mut out, mut back) = (fresh(limit * ranks), fresh(limit * ranks));
-        for lo in (0..run).step_by(limit) {
-            let len = limit.min(run - lo);
+        let piece = (limit / ranks).max(1);
+        let (mut out, mut back) = (fresh(piece * ranks), fresh(piece * ranks));
+        for lo in (0..run).step_by(piece) {
+            let len = piece.min(run - lo);
             let packed = out.as_mut_slice::<u8>();
             for r in 0..ranks {
                 packed[r * len..(r + 1) * len].copy_from_slice(&send[r * run + lo..][..len]);

@@ -228,8 +228,8 @@ pub(crate) fn reduce_scatter(a: &Array, dimension: usize, what: &str) -> Array {
 }
 
 /// The sum of every rank's `send` (one block per rank, rank by rank) of which this rank
-/// keeps its block in `recv`. Blocks past what one message carries go in rounds, each
-/// packing the next piece of every block together.
+/// keeps its block in `recv`. Past what one call counts (the whole send buffer), in
+/// rounds, each packing the next piece of every block together.
 fn scatter_into<T: Equivalence + Copy>(
     send: &[T],
     recv: &mut [T],
@@ -239,7 +239,7 @@ fn scatter_into<T: Equivalence + Copy>(
     let world = SimpleCommunicator::world();
     let (block, limit) = (recv.len(), max_count());
     calling(what, |deadline| {
-        if block <= limit {
+        if send.len() <= limit {
             collective!(
                 deadline,
                 world.reduce_scatter_block_into
@@ -248,9 +248,10 @@ fn scatter_into<T: Equivalence + Copy>(
             return;
         }
         let ranks = send.len() / block;
-        let mut packed = Vec::with_capacity(limit * ranks);
-        for lo in (0..block).step_by(limit) {
-            let len = limit.min(block - lo);
+        let piece = (limit / ranks).max(1);
+        let mut packed = Vec::with_capacity(piece * ranks);
+        for lo in (0..block).step_by(piece) {
+            let len = piece.min(block - lo);
             packed.clear();
             for r in 0..ranks {
                 packed.extend_from_slice(&send[r * block + lo..][..len]);
