@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! OXLA_NUM_DEVICES=2 cargo run --release --example psum_bandwidth
+//! OXLA_NUM_DEVICES=2 target/release/examples/psum_bandwidth 1048576 500   # one size
 //! ```
 //!
 //! Each row is the median of several jitted `pmap(|x| psum(x, "i"))` calls. The bandwidth
@@ -35,14 +36,24 @@ fn main() {
         "{:>10} {:>12} {:>10} {:>12} {:>10}",
         "bytes", "psum", "GB/s", "memcpy", "GB/s"
     );
+    // `psum_bandwidth [BYTES [CALLS]]`: one size only, as many calls (to profile it).
+    let arg = |k: usize| {
+        std::env::args()
+            .nth(k)
+            .map(|b| b.parse::<usize>().expect("a count"))
+    };
+    let (only, calls) = (arg(1), arg(2));
     for bytes in cli::BANDWIDTH_SIZES {
+        if only.is_some_and(|b| b != bytes) {
+            continue;
+        }
         let n = bytes / 4;
         let x = jnp::ones(&[devices, n]);
         let f = jit(|x: Tensor| -> Tensor {
             pmap(|v: Tensor| lax::psum(&v, "i")).axis_name("i").call(x)
         });
         f.call(x.clone()).expect("fits");
-        let runs = if bytes < 1 << 20 { 200 } else { 5 };
+        let runs = calls.unwrap_or(if bytes < 1 << 20 { 200 } else { 5 });
         let t = timed(runs, || {
             f.call(x.clone()).expect("fits");
         });

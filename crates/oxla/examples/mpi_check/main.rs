@@ -18,7 +18,8 @@
 //! (`spanning.rs`). With `OXLA_MPI_MAX_COUNT=1`, every message across the ranks is split
 //! into pieces of one element.
 //! With `--mismatch`, the ranks reach different collectives; with `--timeout`, the last
-//! rank comes late. The closing line, from rank 0, counts the checks of every rank:
+//! rank comes late; with `--big` (one device per rank, about 3.5 GB each, run by hand), a
+//! gather past MPI's count of 2^31 - 1 goes in rounds. The closing line, from rank 0, counts the checks of every rank:
 //! `N passed, N failed`; the exit status is 1 when one failed.
 
 mod spanning;
@@ -36,6 +37,11 @@ fn data(g: usize) -> T {
 
 fn main() {
     let mpi = oxla::distributed::initialize();
+    if std::env::args().any(|a| a == "--big") {
+        oxla::set_num_devices(1);
+        big(mpi.rank(), mpi.size());
+        return;
+    }
     oxla::set_num_devices(2);
     let (rank, ranks) = (mpi.rank(), mpi.size());
     let local = oxla::local_device_count();
@@ -365,4 +371,26 @@ fn late(rank: usize, local: usize) {
     }
     let x = jnp::ones(&[local, 3]);
     let _: T = pmap(|v: T| lax::psum(&v, "i")).axis_name("i").call(x);
+}
+
+/// A tiled `all_gather` whose result, 2^31 + 2^22 bytes over two ranks, passes what one
+/// MPI call counts: each rank's block of bytes is its rank, and every block of the result
+/// must hold its rank's.
+fn big(rank: usize, ranks: usize) {
+    let per = ((1usize << 31) + (1 << 22)) / ranks;
+    let x = jnp::broadcast_to(jnp::array(&[rank as u8], &[1, 1]), &[1, per]);
+    let gathered: T = pmap(|v: T| lax::all_gather(&v, "i", 0, true))
+        .axis_name("i")
+        .call(x);
+    let blocks = gathered.reshape(&[ranks as i64, per as i64]);
+    let (lo, hi) = (jnp::min(&blocks, 1), jnp::max(&blocks, 1));
+    let want: Vec<f32> = (0..ranks).map(|r| r as f32).collect();
+    let ok = lo.astype(oxla::DType::F32).to_vec::<f32>() == want
+        && hi.astype(oxla::DType::F32).to_vec::<f32>() == want;
+    println!(
+        "rank {rank}: all_gather of {} bytes in all: {}",
+        per * ranks,
+        if ok { "passed" } else { "FAILED" }
+    );
+    assert!(ok, "rank {rank}: a block of the big gather is wrong");
 }

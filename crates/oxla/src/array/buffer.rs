@@ -242,7 +242,8 @@ impl Buffer {
                 });
             }
         }
-        if bytes >= LARGE {
+        if bytes >= HELD_FROM {
+            // A held buffer when one fits (its pages mapped already), cleared here.
             // SAFETY: the caller of `try_uninit` must write every byte; here they are zeroed.
             let b = unsafe { Buffer::try_uninit(bytes) }?;
             // SAFETY: `b` owns `bytes` bytes that nothing else references.

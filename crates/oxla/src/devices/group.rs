@@ -13,8 +13,9 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The members of one mapped call, meeting at its collectives over one axis.
 pub(crate) struct Group {
@@ -25,7 +26,14 @@ pub(crate) struct Group {
     processes: usize,
     state: Mutex<Round>,
     turn: Condvar,
+    /// The meetings finished (`Round::generation`), read without the lock by a member
+    /// waiting for its meeting to finish before it sleeps.
+    meetings_done: AtomicU64,
 }
+
+/// How long a member waits for its meeting to finish before it sleeps: the others are
+/// usually moments away, and a sleeping thread's wake-up costs tens of microseconds.
+const SPIN: Duration = Duration::from_micros(50);
 
 type Shared = Arc<dyn Any + Send + Sync>;
 
@@ -125,6 +133,7 @@ impl Group {
             n,
             process,
             processes,
+            meetings_done: AtomicU64::new(0),
             state: Mutex::new(Round {
                 generation: 0,
                 slots: (0..n).map(|_| None).collect(),
@@ -208,9 +217,16 @@ impl Group {
                 .collect();
             s.done = Some(self.combine(brought, finish));
             s.generation += 1;
+            self.meetings_done.store(s.generation, Ordering::Release);
             self.turn.notify_all();
         } else {
-            s = self.wait(s, rank, generation);
+            drop(s);
+            let start = Instant::now();
+            while self.meetings_done.load(Ordering::Acquire) == generation && start.elapsed() < SPIN
+            {
+                std::hint::spin_loop();
+            }
+            s = self.wait(self.lock(), rank, generation);
         }
         match s.done.clone().expect("a finished meeting") {
             Ok(r) => r

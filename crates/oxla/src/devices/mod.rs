@@ -162,6 +162,36 @@ fn processes() -> (usize, usize) {
     (0, 1)
 }
 
+/// `body(d)` for each device `d` of `devices`, each as a job on the device's pool, all at
+/// once; the calling thread, outside every pool, blocks until they finish. No thread
+/// starts: the pools' threads wait for work between calls.
+fn on_pools<R: Send>(devices: &[Device], body: &(dyn Fn(usize) -> R + Sync)) -> Vec<R> {
+    /// Spawns device `d`'s job (the first of `devices`) in a scope of its pool, and within
+    /// it the next devices' in theirs; each scope ends when its job has.
+    fn spawn<R: Send>(
+        devices: &[Device],
+        slots: &mut [Option<R>],
+        d: usize,
+        body: &(dyn Fn(usize) -> R + Sync),
+    ) {
+        let (Some((device, others)), Some((slot, rest))) =
+            (devices.split_first(), slots.split_first_mut())
+        else {
+            return;
+        };
+        device.pool.in_place_scope(|s| {
+            s.spawn(move |_| *slot = Some(body(d)));
+            spawn(others, rest, d + 1, body);
+        });
+    }
+    let mut slots: Vec<Option<R>> = devices.iter().map(|_| None).collect();
+    spawn(devices, &mut slots, 0, body);
+    slots
+        .into_iter()
+        .map(|s| s.expect("every device's job ran"))
+        .collect()
+}
+
 /// Runs `f(d)` on devices `0..n` at once, each on its own pool, the members meeting at
 /// their collectives over `axis` through one [`Group`]; returns the results in device
 /// order. A panic on one device ends the group (the others' collectives return at once)
@@ -218,25 +248,28 @@ pub(crate) fn run<R: Send>(
         }
         out
     };
-    let one = |d: usize| all[d].pool.install(|| body(d));
-    // A process's only device, called from outside every pool: it runs here, its kernels
-    // on the global pool of as many threads, sparing a thread's start and a hand-off to
-    // the device's pool each call.
-    let results: Vec<std::thread::Result<R>> =
-        if all.len() == 1 && n == 1 && rayon::current_thread_index().is_none() {
-            vec![body(0)]
-        } else {
-            // Every device from a thread of its own: the caller only waits (a rayon worker of
-            // another pool waiting inside `install` could take up other work, such as another
-            // map over the devices, while it holds them).
-            std::thread::scope(|s| {
-                let members: Vec<_> = (0..n).map(|d| s.spawn(move || one(d))).collect();
-                members
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(Err))
-                    .collect()
-            })
-        };
+    let outside = rayon::current_thread_index().is_none();
+    let results: Vec<std::thread::Result<R>> = if all.len() == 1 && n == 1 && outside {
+        // A process's only device, called from outside every pool: it runs here, its
+        // kernels on the global pool of as many threads, sparing a hand-off to the
+        // device's pool each call.
+        vec![body(0)]
+    } else if outside {
+        // Each device's body a job on its pool's waiting threads; this thread only waits.
+        on_pools(&all[..n], &body)
+    } else {
+        // From a rayon worker, every device from a thread of its own, the worker only
+        // waiting: waiting inside its pool's scope it could take up other work, such as
+        // another map over the devices, while it holds them.
+        let one = |d: usize| all[d].pool.install(|| body(d));
+        std::thread::scope(|s| {
+            let members: Vec<_> = (0..n).map(|d| s.spawn(move || one(d))).collect();
+            members
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(Err))
+                .collect()
+        })
+    };
     // The first failure that is not another's echo, else the first.
     let first = results
         .iter()

@@ -170,6 +170,34 @@ fn a_mapped_size_past_the_device_count_panics() {
 }
 
 #[test]
+fn maps_called_from_a_pool_and_from_several_threads_at_once_agree() {
+    devices();
+    // From outside every pool each device's body is a job on its pool; from a rayon
+    // worker, a thread of its own per device; calls from several threads take turns.
+    let x = jnp::arange(6.0).reshape(&[3, 2]);
+    let want: T = vmap(|v: T| lax::psum(&v, "i"))
+        .axis_name("i")
+        .call(x.clone());
+    let call = |x: T| -> T { pmap(|v: T| lax::psum(&v, "i")).axis_name("i").call(x) };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("a pool");
+    let from_pool = pool.install(|| call(x.clone()));
+    assert_eq!(from_pool.to_vec::<f32>(), want.to_vec::<f32>());
+    let many: Vec<T> = std::thread::scope(|s| {
+        let calls: Vec<_> = (0..4).map(|_| s.spawn(|| call(x.clone()))).collect();
+        calls
+            .into_iter()
+            .map(|h| h.join().expect("a call"))
+            .collect()
+    });
+    for got in many {
+        assert_eq!(got.to_vec::<f32>(), want.to_vec::<f32>());
+    }
+}
+
+#[test]
 fn a_failing_device_fails_the_call_without_hanging() {
     devices();
     // Device 1's body fails (a host callback panics there): its panic ends the call, and

@@ -308,6 +308,14 @@ fn max_count() -> usize {
     crate::env::mpi_max_count()
 }
 
+/// The most elements (bytes, for the moves) one round of a collective past MPI's count
+/// takes from each of `ranks` ranks, alike on all: a `ranks`-th of `limit`, the count one
+/// call may carry, and at most 64 Mi, so that the buffers of a round stay small beside
+/// the collective.
+fn round_piece(limit: usize, ranks: usize) -> usize {
+    (limit / ranks).clamp(1, 64 << 20)
+}
+
 /// Runs `f`, this thread's MPI calls for the collective `what`, holding the MPI lock (one
 /// thread calls MPI at a time) and bounded by `OXLA_COLLECTIVE_TIMEOUT` (`f` waits under
 /// the deadline it is given).

@@ -8,7 +8,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 use mpi::Count;
 
-use super::{calling, check_same, collective, fresh, max_count};
+use super::{calling, check_same, collective, fresh, max_count, round_piece};
 use crate::array::{Array, Buffer};
 
 /// Every rank's `a` joined along `dimension` in rank order: rank `r`'s is `lengths[r]`
@@ -63,9 +63,9 @@ fn partition(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
 }
 
 /// Every rank's `send` (`counts[r]` bytes from rank `r`), joined in rank order. When the
-/// whole passes what one call counts (MPI's count is of the whole buffer), in rounds of at
-/// most `max_count / ranks` bytes from each rank, received into a buffer of one round and
-/// copied into place.
+/// whole passes what one call counts (MPI's count is of the whole buffer), in rounds of
+/// `round_piece` bytes from each rank, received into a buffer of one round and copied
+/// into place.
 fn gather_bytes(send: &[u8], counts: &[usize], what: &str) -> Buffer {
     let world = SimpleCommunicator::world();
     let ranks = counts.len();
@@ -92,7 +92,7 @@ fn gather_bytes(send: &[u8], counts: &[usize], what: &str) -> Buffer {
             );
             return;
         }
-        let piece = (limit / ranks).max(1);
+        let piece = round_piece(limit, ranks);
         let starts = offsets(counts);
         let longest = counts.iter().copied().max().unwrap_or(0);
         let mut round = fresh(piece * ranks);
@@ -165,7 +165,7 @@ pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
             );
             return;
         }
-        let piece = (limit / ranks).max(1);
+        let piece = round_piece(limit, ranks);
         let (mut out, mut back) = (fresh(piece * ranks), fresh(piece * ranks));
         for lo in (0..run).step_by(piece) {
             let len = piece.min(run - lo);

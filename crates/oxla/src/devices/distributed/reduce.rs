@@ -11,7 +11,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
 
-use super::{calling, check_same, collective, fresh, max_count, with_mpi_dtype};
+use super::{calling, check_same, collective, fresh, max_count, round_piece, with_mpi_dtype};
 use crate::array::{Array, Buffer, DType, Elem};
 
 /// How the ranks' arrays combine.
@@ -248,7 +248,7 @@ fn scatter_into<T: Equivalence + Copy>(
             return;
         }
         let ranks = send.len() / block;
-        let piece = (limit / ranks).max(1);
+        let piece = round_piece(limit, ranks);
         let mut packed = Vec::with_capacity(piece * ranks);
         for lo in (0..block).step_by(piece) {
             let len = piece.min(block - lo);
