@@ -37,12 +37,7 @@ fn main() {
         "bytes", "psum", "GB/s", "memcpy", "GB/s"
     );
     // `psum_bandwidth [BYTES [CALLS]]`: one size only, as many calls (to profile it).
-    let arg = |k: usize| {
-        std::env::args()
-            .nth(k)
-            .map(|b| b.parse::<usize>().expect("a count"))
-    };
-    let (only, calls) = (arg(1), arg(2));
+    let (only, calls) = cli::one_size();
     for bytes in cli::BANDWIDTH_SIZES {
         if only.is_some_and(|b| b != bytes) {
             continue;

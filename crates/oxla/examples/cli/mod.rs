@@ -18,6 +18,29 @@ pub const BANDWIDTH_SIZES: [usize; 12] = [
     256 << 20,
 ];
 
+/// A bandwidth example's `[BYTES [CALLS]]` arguments: one size of [`BANDWIDTH_SIZES`]
+/// only, timed over as many calls (to profile it), each `None` when not given.
+///
+/// # Panics
+/// When `BYTES` is not a size of the table or `CALLS` is not a count from 1.
+pub fn one_size() -> (Option<usize>, Option<usize>) {
+    let arg = |k: usize| {
+        std::env::args().nth(k).map(|v| {
+            v.parse::<usize>()
+                .unwrap_or_else(|_| panic!("{v:?} is not a whole number"))
+        })
+    };
+    let (bytes, calls) = (arg(1), arg(2));
+    if let Some(b) = bytes {
+        assert!(
+            BANDWIDTH_SIZES.contains(&b),
+            "BYTES {b} is none of the table's sizes {BANDWIDTH_SIZES:?}"
+        );
+    }
+    assert!(calls != Some(0), "CALLS must be at least 1");
+    (bytes, calls)
+}
+
 /// This process's peak resident memory so far, in MiB (Linux).
 pub fn peak_rss_mib() -> u64 {
     status_mib("VmHWM:")

@@ -18,9 +18,10 @@
 //! (`spanning.rs`). With `OXLA_MPI_MAX_COUNT=1`, every message across the ranks is split
 //! into pieces of one element.
 //! With `--mismatch`, the ranks reach different collectives; with `--timeout`, the last
-//! rank comes late; with `--big` (one device per rank, about 3.5 GB each, run by hand), a
-//! gather past MPI's count of 2^31 - 1 goes in rounds. The closing line, from rank 0, counts the checks of every rank:
-//! `N passed, N failed`; the exit status is 1 when one failed.
+//! rank comes late; with `--big` (two or more ranks of one device, 4.3 GB of memory each,
+//! run by hand), a gather past MPI's count of 2^31 - 1 goes in rounds, each rank printing
+//! whether its result is right. Otherwise the closing line, from rank 0, counts the
+//! checks of every rank: `N passed, N failed`; the exit status is 1 when one failed.
 
 mod spanning;
 
@@ -377,6 +378,10 @@ fn late(rank: usize, local: usize) {
 /// MPI call counts: each rank's block of bytes is its rank, and every block of the result
 /// must hold its rank's.
 fn big(rank: usize, ranks: usize) {
+    assert!(
+        ranks >= 2,
+        "--big gathers across ranks: run it with mpirun -np 2"
+    );
     let per = ((1usize << 31) + (1 << 22)) / ranks;
     let x = jnp::broadcast_to(jnp::array(&[rank as u8], &[1, 1]), &[1, per]);
     let gathered: T = pmap(|v: T| lax::all_gather(&v, "i", 0, true))

@@ -242,8 +242,9 @@ impl Buffer {
                 });
             }
         }
-        if bytes >= HELD_FROM {
-            // A held buffer when one fits (its pages mapped already), cleared here.
+        if bytes >= HELD_FROM && !super::limit::limited() {
+            // A held buffer when one fits (its pages mapped already), cleared here; under
+            // a memory limit nothing is held, and the system's zeroed pages cost less.
             // SAFETY: the caller of `try_uninit` must write every byte; here they are zeroed.
             let b = unsafe { Buffer::try_uninit(bytes) }?;
             // SAFETY: `b` owns `bytes` bytes that nothing else references.

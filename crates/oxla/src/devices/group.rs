@@ -31,8 +31,9 @@ pub(crate) struct Group {
     meetings_done: AtomicU64,
 }
 
-/// How long a member waits for its meeting to finish before it sleeps: the others are
-/// usually moments away, and a sleeping thread's wake-up costs tens of microseconds.
+/// How long a member waits for its meeting to finish before it sleeps, when the devices'
+/// threads leave it a core: the others are usually moments away, and a sleeping thread's
+/// wake-up costs tens of microseconds.
 const SPIN: Duration = Duration::from_micros(50);
 
 type Shared = Arc<dyn Any + Send + Sync>;
@@ -222,7 +223,9 @@ impl Group {
         } else {
             drop(s);
             let start = Instant::now();
-            while self.meetings_done.load(Ordering::Acquire) == generation && start.elapsed() < SPIN
+            while super::members_may_spin()
+                && self.meetings_done.load(Ordering::Acquire) == generation
+                && start.elapsed() < SPIN
             {
                 std::hint::spin_loop();
             }

@@ -50,6 +50,16 @@ fn devices() -> &'static [Device] {
     })
 }
 
+/// Whether a member waiting at a collective may spin before it sleeps: the devices'
+/// threads are no more than the cores, so a spinning member takes no core another needs.
+fn members_may_spin() -> bool {
+    static SPIN: OnceLock<bool> = OnceLock::new();
+    *SPIN.get_or_init(|| {
+        let threads: usize = devices().iter().map(|d| d.pool.current_num_threads()).sum();
+        threads <= crate::env::cores()
+    })
+}
+
 /// Splits the machine into `n` CPU devices, each with its own share of the threads, as
 /// `OXLA_NUM_DEVICES=n` does (JAX's `jax_num_cpu_devices`). Call it before the first use
 /// of the devices; the default is one device.
