@@ -84,7 +84,8 @@ EXCLUDED = {
 }
 LATER = {
     "jax.lax": {
-        "issue #19 (sharding and shard_map's point-to-point and typing)": "pcast precv psend "
+        "devices past issue #19 (shardings, shard_map's point-to-point and varying types)":
+        "pcast precv psend "
         "ragged_all_to_all with_sharding_constraint",
     },
 }
