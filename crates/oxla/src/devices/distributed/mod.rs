@@ -316,6 +316,15 @@ fn round_piece(limit: usize, ranks: usize) -> usize {
     (limit / ranks).clamp(1, 64 << 20)
 }
 
+/// Packs elements `lo..lo + len` of each of `send`'s runs of `run` elements (one per rank,
+/// in rank order) one after the other into `into`: a round's part of every rank's run.
+fn pack_round<T: Copy>(send: &[T], run: usize, lo: usize, len: usize, into: &mut Vec<T>) {
+    into.clear();
+    for r in send.chunks(run) {
+        into.extend_from_slice(&r[lo..lo + len]);
+    }
+}
+
 /// Runs `f`, this thread's MPI calls for the collective `what`, holding the MPI lock (one
 /// thread calls MPI at a time) and bounded by `OXLA_COLLECTIVE_TIMEOUT` (`f` waits under
 /// the deadline it is given).

@@ -8,7 +8,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 use mpi::Count;
 
-use super::{calling, check_same, collective, fresh, max_count, round_piece};
+use super::{calling, check_same, collective, fresh, max_count, pack_round, round_piece};
 use crate::array::{Array, Buffer};
 
 /// Every rank's `a` joined along `dimension` in rank order: rank `r`'s is `lengths[r]`
@@ -166,20 +166,14 @@ pub(crate) fn all_to_all(send: &[u8], what: &str) -> Buffer {
             return;
         }
         let piece = round_piece(limit, ranks);
-        let (mut out, mut back) = (fresh(piece * ranks), fresh(piece * ranks));
+        let (mut packed, mut back) = (Vec::with_capacity(piece * ranks), fresh(piece * ranks));
         for lo in (0..run).step_by(piece) {
             let len = piece.min(run - lo);
-            let packed = out.as_mut_slice::<u8>();
-            for r in 0..ranks {
-                packed[r * len..(r + 1) * len].copy_from_slice(&send[r * run + lo..][..len]);
-            }
-            let (packed, received) = (
-                &out.as_bytes()[..ranks * len],
-                &mut back.as_mut_slice::<u8>()[..ranks * len],
-            );
+            pack_round(send, run, lo, len, &mut packed);
+            let received = &mut back.as_mut_slice::<u8>()[..ranks * len];
             collective!(
                 deadline,
-                world.all_to_all_into / immediate_all_to_all_into(packed, received)
+                world.all_to_all_into / immediate_all_to_all_into(&packed[..], received)
             );
             for r in 0..ranks {
                 to[r * run + lo..][..len].copy_from_slice(&back.as_bytes()[r * len..][..len]);

@@ -11,7 +11,9 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
 
-use super::{calling, check_same, collective, fresh, max_count, round_piece, with_mpi_dtype};
+use super::{
+    calling, check_same, collective, fresh, max_count, pack_round, round_piece, with_mpi_dtype,
+};
 use crate::array::{Array, Buffer, DType, Elem};
 
 /// How the ranks' arrays combine.
@@ -252,10 +254,7 @@ fn scatter_into<T: Equivalence + Copy>(
         let mut packed = Vec::with_capacity(piece * ranks);
         for lo in (0..block).step_by(piece) {
             let len = piece.min(block - lo);
-            packed.clear();
-            for r in 0..ranks {
-                packed.extend_from_slice(&send[r * block + lo..][..len]);
-            }
+            pack_round(send, block, lo, len, &mut packed);
             let mine = &mut recv[lo..lo + len];
             collective!(
                 deadline,
