@@ -13,6 +13,7 @@ mod cnn;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 
+mod measure;
 mod surface;
 mod workloads;
 

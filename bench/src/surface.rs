@@ -1,5 +1,5 @@
 //! The workloads of the JAX surface (issue 18): programs that reach past the seeds for
-//! `lax.scan`, convolutions, linear algebra and FFTs.
+//! `lax.scan`, convolutions, linear algebra and FFTs; and random draws (issue 20).
 
 use oxla::{grad, jit, lax, numpy as jnp, random, Tensor};
 
@@ -69,4 +69,40 @@ pub fn rfft2(quick: bool) -> Measure {
         s / reps as f64,
         Some(jnp::sum(jnp::real(&first), None).item()),
     )
+}
+
+/// How many 100x100 images of normals the draw rows make: 2000 (20M values, seed 000's
+/// images at N=2000), `quick` 500.
+pub fn draws_n(quick: bool) -> usize {
+    if quick {
+        500
+    } else {
+        2000
+    }
+}
+
+/// `random.normal(key, [n, 100, 100])`, eagerly or under `jit`, as `bench/jax/draws.py`:
+/// ten draws after the first, timed together; the checksum is the sum of the values.
+pub fn normals(jitted: bool, quick: bool) -> Measure {
+    let shape = [draws_n(quick), 100, 100];
+    let key = random::key(0);
+    let f = jit(move |k: Tensor| random::normal(&k, &shape));
+    let draw = || {
+        if jitted {
+            f.call(key.clone()).expect("runs")
+        } else {
+            random::normal(&key, &shape)
+        }
+    };
+    draw();
+    let reps = 10;
+    let (s, last) = seconds(|| {
+        let mut last = draw();
+        for _ in 1..reps {
+            last = draw();
+        }
+        last
+    });
+    let checksum = last.to_vec::<f32>().iter().map(|&v| v as f64).sum();
+    Measure::new(s / reps as f64, Some(checksum))
 }

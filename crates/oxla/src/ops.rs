@@ -395,7 +395,9 @@ pub fn sort(xs: &[Tensor], dimension: usize, num_keys: usize) -> Vec<Tensor> {
 #[track_caller]
 pub fn threefry2x32(k0: &Tensor, k1: &Tensor, x0: &Tensor, x1: &Tensor) -> (Tensor, Tensor) {
     let mut r = bind(
-        Prim::Threefry2x32,
+        Prim::Threefry2x32 {
+            words: crate::prims::ThreefryWords::Both,
+        },
         &[k0.clone(), k1.clone(), x0.clone(), x1.clone()],
         Location::caller(),
     );

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::core::tree::{Tree, TreeDef};
-use crate::core::{is_tracing, trace, Aval, ClosedJaxpr, Tensor};
+use crate::core::{is_tracing, Aval, ClosedJaxpr, Tensor};
 use crate::error::Result;
 use crate::memory::MemoryAnalysis;
 pub use disable::disable_jit;
@@ -73,6 +73,12 @@ pub fn explain<A: Tree, O: Tree, F: Fn(A) -> O>(f: F, args: &A) -> MemoryAnalysi
     compiled.memory_analysis().clone()
 }
 
+/// Whether a `jit` call on `args` made now runs its compiled program: no trace is open,
+/// no argument is a tracer, and `jit` is not disabled.
+pub(crate) fn runs_compiled(args: &[Tensor]) -> bool {
+    !(is_tracing() || args.iter().any(Tensor::is_tracer) || disable::jit_disabled())
+}
+
 /// What a compiled executable is specific to: the argument tree and its leaves' avals.
 /// What a compiled program is cached by: the arguments' tree and avals, and the x64 switch
 /// (which decides the dtypes tracing gives Rust scalars and defaults), as JAX's cache keys.
@@ -83,7 +89,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     #[track_caller]
     pub fn call(&self, args: A) -> Result<O> {
         let leaves = args.leaves();
-        if is_tracing() || leaves.iter().any(Tensor::is_tracer) || disable::jit_disabled() {
+        if !runs_compiled(&leaves) {
             // Inside another trace: stage f's primitives there; under `disable_jit`: run
             // them eagerly.
             return Ok((self.f)(args));
@@ -163,7 +169,7 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
     /// Traces `f` at the avals of `args` (ahead-of-time use: `.lower(&args).compile()`).
     #[track_caller]
     pub fn lower(&self, args: &A) -> Lowered<O> {
-        let (jaxpr, out) = trace(&self.f, args);
+        let (jaxpr, out) = crate::core::trace_for_compiler(&self.f, args);
         Lowered {
             jaxpr,
             out,

@@ -19,4 +19,4 @@ pub use pretty::Pretty;
 pub use prim::Prim;
 pub use tensor::Tensor;
 pub use trace::{bind, eval_jaxpr, is_tracing, make_jaxpr, trace, trace_avals};
-pub(crate) use trace::{current_line, user_line, with_line};
+pub(crate) use trace::{current_line, for_compiler, trace_for_compiler, user_line, with_line};

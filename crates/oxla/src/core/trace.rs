@@ -86,6 +86,34 @@ thread_local! {
     static TRACES: RefCell<Vec<Builder>> = const { RefCell::new(Vec::new()) };
     static USER_LINE: std::cell::Cell<Option<&'static Location<'static>>> =
         const { std::cell::Cell::new(None) };
+    /// Whether the traces being recorded are for the compiler ([`trace_for_compiler`]).
+    static FOR_COMPILER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// As [`trace`], for a program the compiler will take whole (`jit`'s lowering): what is
+/// traced meanwhile, nested traces included, is never run one primitive at a time, so a
+/// function may stage the form that fuses best rather than the one that bounds eager
+/// memory ([`for_compiler`]).
+#[track_caller]
+pub(crate) fn trace_for_compiler<A: Tree, O: Tree>(
+    f: impl FnOnce(A) -> O,
+    args: &A,
+) -> (ClosedJaxpr, O) {
+    // Put back what the flag held, also when `f` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FOR_COMPILER.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(FOR_COMPILER.with(|c| c.replace(true)));
+    trace(f, args)
+}
+
+/// Whether the primitives bound now are traced for the compiler: inside
+/// [`trace_for_compiler`], with no eager evaluation in between.
+pub(crate) fn for_compiler() -> bool {
+    is_tracing() && FOR_COMPILER.with(std::cell::Cell::get)
 }
 
 /// While alive, every equation records `loc` (the outermost guard wins) instead of the line

@@ -35,6 +35,7 @@ pub use fft::FftType;
 pub use indexing::{GatherDims, GatherMode, ScatterDims, ScatterOp};
 pub(crate) use reduce::{fold, fold_by, with_monoid, Monoid, SHORT_RUN};
 pub use reduce::{ArgOp, ReduceOp};
+pub use threefry::ThreefryWords;
 
 /// Checks the operand count of a shape rule.
 pub(crate) fn arity(inputs: &[Aval], n: usize) -> Result<(), String> {

@@ -3,7 +3,9 @@
 //!
 //! Keys are raw `u32[2]` tensors, as `jax.random.PRNGKey` returns. Every sampler is built
 //! from primitives (`threefry2x32`, shifts, bitcasts, `erf_inv`), so it traces, batches and
-//! compiles like any other function.
+//! compiles like any other function. Called eagerly, `bits`, `uniform`, `normal`,
+//! `bernoulli` and `randint` run the program `jit` compiles of them (one fused kernel,
+//! no bits stored), compiled once per shape, dtype and bounds.
 //!
 //! ```
 //! use oxla::random;
@@ -14,6 +16,7 @@
 mod continuous;
 mod counts;
 mod discrete;
+mod eager;
 mod gamma;
 mod geometry;
 mod keys;
@@ -110,7 +113,8 @@ pub fn fold_in(key: &Tensor, data: u32) -> Tensor {
     lax::concatenate(&[one(&y0), one(&y1)], 0)
 }
 
-/// Bits of at least this many counters are hashed in blocks, by a chunked map.
+/// Bits of at least this many counters are hashed in blocks, by a chunked map, when they
+/// are computed a primitive at a time.
 const BLOCKED: usize = 1 << 22;
 
 /// Counters hashed per chunk of the blocked map.
@@ -120,8 +124,12 @@ const PER_CHUNK: usize = 1 << 20;
 #[track_caller]
 pub fn bits(key: &Tensor, shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
+    if let Some(b) = eager::compiled("bits", key, shape, DType::U32, &[], |k| bits(k, shape)) {
+        return b;
+    }
     let n = crate::array::numel(shape);
-    let flat = if n >= BLOCKED {
+    // For the compiler, the cipher fuses into what reads its bits: no blocks needed.
+    let flat = if n >= BLOCKED && !crate::core::for_compiler() {
         blocked_bits(key, n)
     } else {
         let (y0, y1) = hash_counters(key, n);
@@ -132,7 +140,8 @@ pub fn bits(key: &Tensor, shape: &[usize]) -> Tensor {
 
 /// The bits of counters `0..n` as a chunked map over blocks of `b` counters (`b` the
 /// largest power of two dividing `n`, at most 2^16), about [`PER_CHUNK`] counters a chunk:
-/// the cipher's operands and its two words exist for one chunk at a time instead of five
+/// run a primitive at a time (under an eager `vmap` or `grad`, or `disable_jit`), the
+/// cipher's operands and its two words exist for one chunk at a time instead of five
 /// arrays of `n`. Each counter's bits depend on the counter alone, so the values are those
 /// of one pass.
 #[track_caller]
@@ -181,11 +190,19 @@ fn unit(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
             let lo = lax::mul(&jnp::astype(&lo, DType::F64), &f64s(2f64.powi(-52)));
             lax::reshape(&lax::add(&hi, &lo), shape)
         }
-        other => panic!(
-            "random: uniform draws float32 or float64 values, got {other} (draw float32 and \
+        other => unreachable!("{other}: checked by check_float"),
+    }
+}
+
+/// Panics unless uniform values of `dtype` can be drawn, naming the caller's line.
+#[track_caller]
+fn check_float(dtype: DType) {
+    if !matches!(dtype, DType::F32 | DType::F64) {
+        panic!(
+            "random: uniform draws float32 or float64 values, got {dtype} (draw float32 and \
              convert with astype for the 16-bit floats)\n  at {}",
             std::panic::Location::caller()
-        ),
+        )
     }
 }
 
@@ -210,6 +227,11 @@ pub fn uniform_range(
     dtype: DType,
 ) -> Tensor {
     let _line = crate::core::user_line();
+    check_float(dtype);
+    let draw = |k: &Tensor| uniform_range(k, shape, minval, maxval, dtype);
+    if let Some(u) = eager::compiled("uniform", key, shape, dtype, &[minval, maxval], draw) {
+        return u;
+    }
     let u = unit(key, shape, dtype);
     let lo = scalar_tensor(minval, dtype);
     let span = lax::sub(&scalar_tensor(maxval, dtype), &lo);
@@ -236,6 +258,11 @@ pub fn normal(key: &Tensor, shape: &[usize]) -> Tensor {
 #[track_caller]
 pub fn normal_dtype(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
     let _line = crate::core::user_line();
+    check_float(dtype);
+    let draw = |k: &Tensor| normal_dtype(k, shape, dtype);
+    if let Some(x) = eager::compiled("normal", key, shape, dtype, &[], draw) {
+        return x;
+    }
     let lo = match dtype {
         DType::F32 => f32::from_bits(0xBF7F_FFFF) as f64,
         _ => f64::from_bits(0xBFEF_FFFF_FFFF_FFFF),
@@ -252,6 +279,10 @@ pub fn normal_dtype(key: &Tensor, shape: &[usize], dtype: DType) -> Tensor {
 #[track_caller]
 pub fn bernoulli(key: &Tensor, p: f32, shape: &[usize]) -> Tensor {
     let _line = crate::core::user_line();
+    let draw = |k: &Tensor| bernoulli(k, p, shape);
+    if let Some(b) = eager::compiled("bernoulli", key, shape, DType::Bool, &[p as f64], draw) {
+        return b;
+    }
     lax::lt(&uniform(key, shape), &scalar_tensor(p as f64, DType::F32))
 }
 
@@ -261,6 +292,11 @@ pub fn bernoulli(key: &Tensor, p: f32, shape: &[usize]) -> Tensor {
 #[track_caller]
 pub fn randint(key: &Tensor, shape: &[usize], minval: i64, maxval: i64) -> Tensor {
     let _line = crate::core::user_line();
+    let bounds = [minval as f64, maxval as f64];
+    let draw = |k: &Tensor| randint(k, shape, minval, maxval);
+    if let Some(r) = eager::compiled("randint", key, shape, DType::I32, &bounds, draw) {
+        return r;
+    }
     let out_of_range = maxval > i32::MAX as i64;
     let lo = minval.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
     let hi = maxval.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
@@ -298,6 +334,46 @@ mod tests {
         let (y0, y1) = super::hash_counters(&key, n);
         let want = crate::ops::xor(&y0, &y1).to_vec::<u32>();
         assert_eq!(super::bits(&key, &[n]).to_vec::<u32>(), want);
+    }
+
+    #[test]
+    fn large_draws_match_the_reference_compiled_on_every_isa_and_op_by_op() {
+        use crate::prims::isa::{force, Isa};
+        // Past the blocked size; an odd count, so the last lanes of a block are short.
+        let n = (1 << 22) + 3 * 1024 + 7;
+        let want: Vec<u32> = reference::random_bits_u32([0, 5], n as u64)
+            .into_iter()
+            .map(|b| reference::normal_f32_from_bits(b).to_bits())
+            .collect();
+        let k = key(5);
+        let bits_of =
+            |t: Tensor| -> Vec<u32> { t.to_vec::<f32>().iter().map(|v| v.to_bits()).collect() };
+        let jitted = crate::jit(|k: Tensor| normal(&k, &[n]));
+        for isa in [Isa::Baseline, Isa::V3, Isa::V4] {
+            force(Some(isa));
+            assert!(bits_of(normal(&k, &[n])) == want, "eager, {isa:?}");
+            assert!(
+                bits_of(jitted.call(k.clone()).unwrap()) == want,
+                "jit, {isa:?}"
+            );
+        }
+        force(None);
+        let op_by_op = crate::disable_jit(|| normal(&k, &[n]));
+        assert!(bits_of(op_by_op) == want, "op by op");
+    }
+
+    #[test]
+    fn a_compiled_draw_stores_nothing_but_its_values() {
+        let n = 1 << 22;
+        for dtype in [DType::F32, DType::F64] {
+            let plan = crate::explain(|k: Tensor| normal_dtype(&k, &[n], dtype), &key(0));
+            assert_eq!(plan.output_bytes, n * dtype.size());
+            // The kernel's lane columns are the only other memory.
+            assert!(
+                plan.peak_bytes <= plan.argument_bytes + plan.output_bytes + (1 << 20),
+                "{plan}"
+            );
+        }
     }
 
     #[test]

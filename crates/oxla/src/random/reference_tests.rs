@@ -28,7 +28,15 @@ fn threefry_slices_match_jax_primitive() {
     let x1 = [4u32, 5, 6, 7];
     let mut o0 = [0u32; 4];
     let mut o1 = [0u32; 4];
-    threefry2x32_slices(K42, &x0, &x1, &mut o0, &mut o1);
+    threefry_lanes(
+        &K42[..1],
+        &K42[1..],
+        &x0,
+        &x1,
+        ThreefryWords::Both,
+        &mut o0,
+        &mut o1,
+    );
     assert_eq!(o0, [0xb013aee3, 0x997e0266, 0x43e44385, 0x3dbc1e1f]);
     assert_eq!(o1, [0xc34eddf6, 0x48ebcd9f, 0x0a56f817, 0x00d226af]);
 }

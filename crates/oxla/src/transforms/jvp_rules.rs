@@ -108,7 +108,7 @@ pub(crate) fn jvp(
         Prim::BitcastConvertType { .. }
         | Prim::Iota { .. }
         | Prim::ArgReduce { .. }
-        | Prim::Threefry2x32
+        | Prim::Threefry2x32 { .. }
         | Prim::StopGradient => vec![None; outs.len()],
         // A host callback ran on the primals above; tangents are not its business.
         Prim::DebugCallback(_) => vec![],

@@ -224,7 +224,7 @@ pub(crate) fn vjp(
             }
         }
         Prim::BitcastConvertType { .. } | Prim::Iota { .. } | Prim::ArgReduce { .. } => none(),
-        Prim::Threefry2x32 | Prim::StopGradient | Prim::DebugCallback(_) => none(),
+        Prim::Threefry2x32 { .. } | Prim::StopGradient | Prim::DebugCallback(_) => none(),
         Prim::Control(_) => {
             unreachable!("control flow's VJP is taken before the first cotangent is read")
         }

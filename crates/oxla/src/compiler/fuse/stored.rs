@@ -53,7 +53,7 @@ fn epilogue_op(e: &Eqn) -> bool {
         Kind::Lanewise(l) => match l {
             Lanewise::Unary(_) | Lanewise::Binary(_) | Lanewise::IntegerPow(_) => true,
             Lanewise::Convert => true,
-            Lanewise::SelectN | Lanewise::Bitcast => false,
+            Lanewise::SelectN | Lanewise::Bitcast | Lanewise::Threefry(_) => false,
         },
         Kind::Iota { .. }
         | Kind::Remap(_)

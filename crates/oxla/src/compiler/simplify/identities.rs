@@ -136,7 +136,7 @@ impl Pass {
             | Prim::Gather { .. }
             | Prim::Scatter { .. }
             | Prim::Sort { .. }
-            | Prim::Threefry2x32
+            | Prim::Threefry2x32 { .. }
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => None,

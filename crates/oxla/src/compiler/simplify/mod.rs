@@ -7,6 +7,7 @@
 //! - `reductions.rs`: sums of broadcasts and of sums, reductions of one element, batched
 //!   collectives;
 //! - `gather.rs`: reductions of gathered windows;
+//! - `random.rs`: the words of the Threefry cipher computed where they are read;
 //! - `redundant.rs`: common subexpressions and dead code.
 //!
 //! An equation with effects (a host callback, or a loop holding one) is kept as it is,
@@ -19,6 +20,7 @@ mod chains;
 mod dot;
 mod gather;
 mod identities;
+mod random;
 mod reductions;
 mod redundant;
 
@@ -180,6 +182,8 @@ impl Pass {
             || self.transposed_operand(&e)
             || self.outer_product(&e)
             || self.unit_broadcast(&e)
+            || self.cipher_xor(&e)
+            || self.cipher_words_apart(&e)
         {
             return;
         }

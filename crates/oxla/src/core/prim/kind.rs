@@ -7,6 +7,7 @@
 //! keep, in order, whatever their results.
 
 use super::Prim;
+use crate::prims::ThreefryWords;
 use crate::prims::{GatherDims, GatherMode, Lanewise, ReduceOp};
 
 /// How the compiler treats a primitive (see the module documentation).
@@ -82,6 +83,9 @@ impl Prim {
             Prim::Binary(op) => Kind::Lanewise(Lanewise::Binary(*op)),
             Prim::IntegerPow { y } => Kind::Lanewise(Lanewise::IntegerPow(*y)),
             Prim::SelectN => Kind::Lanewise(Lanewise::SelectN),
+            Prim::Threefry2x32 {
+                words: words @ (ThreefryWords::Xor | ThreefryWords::Hi | ThreefryWords::Lo),
+            } => Kind::Lanewise(Lanewise::Threefry(*words)),
             Prim::ConvertElementType { .. } => Kind::Lanewise(Lanewise::Convert),
             Prim::BitcastConvertType { .. } => Kind::Lanewise(Lanewise::Bitcast),
             Prim::Iota { dimension, .. } => Kind::Iota {
@@ -128,7 +132,9 @@ impl Prim {
             | Prim::DynamicUpdateSlice
             | Prim::Scatter { .. }
             | Prim::Sort { .. }
-            | Prim::Threefry2x32
+            | Prim::Threefry2x32 {
+                words: ThreefryWords::Both,
+            }
             | Prim::Control(_)
             | Prim::DebugCallback(_)
             | Prim::ConvGeneralDilated(_) => Kind::Alone,

@@ -169,8 +169,14 @@ pub enum Prim {
         /// How many leading operands are keys.
         num_keys: usize,
     },
-    /// The Threefry-2x32 block cipher, elementwise on `(k0, k1, x0, x1)` u32 arrays.
-    Threefry2x32,
+    /// The Threefry-2x32 block cipher, elementwise on `(k0, k1, x0, x1)` u32 arrays: both
+    /// words (JAX's primitive), or the one word the compiler's simplification keeps where
+    /// that is all the program reads (then it fuses, as an elementwise operation).
+    Threefry2x32 {
+        /// The words computed: [`ThreefryWords::Both`](crate::prims::ThreefryWords::Both) as
+        /// traced.
+        words: crate::prims::ThreefryWords,
+    },
     /// The identity, whose derivative is zero: differentiation treats the value as a
     /// constant.
     StopGradient,
@@ -228,7 +234,10 @@ impl Prim {
             Prim::Gather { .. } => "gather",
             Prim::Scatter { op, .. } => op.name(),
             Prim::Sort { .. } => "sort",
-            Prim::Threefry2x32 => "threefry2x32",
+            Prim::Threefry2x32 {
+                words: crate::prims::ThreefryWords::Both,
+            } => "threefry2x32",
+            Prim::Threefry2x32 { .. } => "threefry_bits",
             Prim::Control(c) => c.name(),
             Prim::DebugCallback(c) => c.name(),
             Prim::ConvGeneralDilated(_) => "conv_general_dilated",

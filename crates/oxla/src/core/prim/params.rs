@@ -1,6 +1,7 @@
 //! The parameters of each primitive as JAX prints them in a jaxpr.
 
 use super::Prim;
+use crate::prims::ThreefryWords;
 use crate::prims::{pyfmt, UnaryOp};
 
 impl Prim {
@@ -16,11 +17,13 @@ impl Prim {
                 ("exponent_bits", exponent_bits.to_string()),
                 ("mantissa_bits", mantissa_bits.to_string()),
             ],
-            Prim::Unary(_)
-            | Prim::Binary(_)
-            | Prim::SelectN
-            | Prim::Threefry2x32
-            | Prim::StopGradient => vec![],
+            Prim::Unary(_) | Prim::Binary(_) | Prim::SelectN | Prim::StopGradient => vec![],
+            Prim::Threefry2x32 { words } => match words {
+                ThreefryWords::Both => vec![],
+                ThreefryWords::Xor => vec![("word", "xor".into())],
+                ThreefryWords::Hi => vec![("word", "hi".into())],
+                ThreefryWords::Lo => vec![("word", "lo".into())],
+            },
             Prim::Control(c) => c.params(),
             Prim::DebugCallback(c) => c.params(),
             Prim::ConvGeneralDilated(p) => p.params(),

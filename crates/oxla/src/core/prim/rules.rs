@@ -75,7 +75,7 @@ impl Prim {
                 num_keys,
                 ..
             } => prims::sort::sort_rule(*dimension, *num_keys, inputs),
-            Prim::Threefry2x32 => prims::elementwise::threefry_rule(inputs),
+            Prim::Threefry2x32 { words } => prims::elementwise::threefry_rule(*words, inputs),
             Prim::Control(c) => c.abstract_eval(inputs),
             Prim::DebugCallback(_) => Ok(vec![]),
             Prim::ConvGeneralDilated(p) => prims::conv::conv_rule(p, inputs),
@@ -213,7 +213,7 @@ impl Prim {
                 num_keys,
                 ..
             } => prims::sort::sort(inputs, *dimension, *num_keys),
-            Prim::Threefry2x32 => prims::elementwise::threefry2x32(inputs),
+            Prim::Threefry2x32 { words } => prims::elementwise::threefry2x32(*words, inputs),
             Prim::Control(c) => c.eval(inputs),
             Prim::DebugCallback(c) => {
                 c.call(inputs);

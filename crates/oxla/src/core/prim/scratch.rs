@@ -32,7 +32,7 @@ impl Prim {
             | Prim::DynamicUpdateSlice
             | Prim::Gather { .. }
             | Prim::Scatter { .. }
-            | Prim::Threefry2x32
+            | Prim::Threefry2x32 { .. }
             | Prim::StopGradient
             | Prim::Control(_)
             | Prim::DebugCallback(_) => 0,

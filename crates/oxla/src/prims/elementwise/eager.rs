@@ -1,6 +1,6 @@
 //! The eager kernels of the elementwise primitives: each primitive run on whole arrays,
 //! allocating its result (a binary operation reads size-1 dimensions in place), and the
-//! `threefry2x32` primitive over the cipher in [`crate::prims::threefry`].
+//! `threefry2x32` primitive over the cipher in [`crate::prims::threefry`], threaded.
 
 use super::broadcast_shapes;
 use super::lanes::{
@@ -8,7 +8,8 @@ use super::lanes::{
 };
 use super::{BinaryOp, UnaryOp};
 use crate::array::{new_values, with_dtype, Array, Buffer, DType, Values};
-use crate::prims::threefry;
+use crate::prims::threefry::threefry_lanes;
+use crate::prims::ThreefryWords;
 
 pub(crate) fn unary(op: UnaryOp, a: &Array) -> Array {
     new_values(op.out_dtype(a.dtype()), a.shape(), |out| {
@@ -68,7 +69,8 @@ pub(crate) fn bitcast(a: &Array, to: DType) -> Array {
     new_values(to, a.shape(), |out| bitcast_into(a.values(), out))
 }
 
-pub(crate) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {
+/// The `threefry2x32` primitive: both words of the cipher, or the one `words` names.
+pub(crate) fn threefry2x32(words: ThreefryWords, inputs: &[Array]) -> Vec<Array> {
     let shape = inputs
         .iter()
         .map(|a| a.shape())
@@ -77,19 +79,51 @@ pub(crate) fn threefry2x32(inputs: &[Array]) -> Vec<Array> {
         .to_vec();
     let n = crate::array::numel(&shape);
     // Operands are read in place, a one-element operand repeating.
-    let [k0, k1, x0, x1] = [0, 1, 2, 3].map(|i| inputs[i].as_slice::<u32>());
-    let at = |s: &[u32], i: usize| if s.len() == n { s[i] } else { s[0] };
-    let mut o1 = Buffer::zeroed(n * 4);
-    let o0 = crate::prims::view::new_array::<u32>(&shape, |o0| {
-        let o1 = o1.as_mut_slice::<u32>();
-        if k0.len() == 1 && k1.len() == 1 && x0.len() == n && x1.len() == n {
-            threefry::threefry2x32_slices([k0[0], k1[0]], x0, x1, o0, o1);
-        } else {
-            for i in 0..n {
-                [o0[i], o1[i]] =
-                    threefry::threefry2x32([at(k0, i), at(k1, i)], [at(x0, i), at(x1, i)]);
-            }
-        }
+    let ops = [0, 1, 2, 3].map(|i| inputs[i].as_slice::<u32>());
+    let mut o1 = Buffer::zeroed(if words == ThreefryWords::Both {
+        n * 4
+    } else {
+        0
     });
-    vec![o0, Array::from_buffer(DType::U32, &shape, o1)]
+    let o0 = crate::prims::view::new_array::<u32>(&shape, |o0| {
+        threefry_parallel(ops, words, o0, o1.as_mut_slice::<u32>())
+    });
+    match words {
+        ThreefryWords::Both => vec![o0, Array::from_buffer(DType::U32, &shape, o1)],
+        _ => vec![o0],
+    }
+}
+
+/// Lanes ciphered per task of [`threefry_parallel`]: 64 KiB of each word.
+const PER_TASK: usize = 1 << 14;
+
+/// [`threefry_lanes`] split over the thread pool in runs of [`PER_TASK`] lanes.
+fn threefry_parallel(ops: [&[u32]; 4], words: ThreefryWords, out0: &mut [u32], out1: &mut [u32]) {
+    use rayon::prelude::*;
+    fn part(s: &[u32], i: usize) -> &[u32] {
+        if s.len() == 1 {
+            s
+        } else {
+            &s[i * PER_TASK..s.len().min((i + 1) * PER_TASK)]
+        }
+    }
+    let run = |i: usize, o0: &mut [u32], o1: &mut [u32]| {
+        let [k0, k1, x0, x1] = ops.map(|s| part(s, i));
+        threefry_lanes(k0, k1, x0, x1, words, o0, o1)
+    };
+    if out0.len() <= PER_TASK {
+        return run(0, out0, out1);
+    }
+    // One word: `out1` is empty, and each task gets an empty part of it.
+    let parts1: Vec<&mut [u32]> = if out1.is_empty() {
+        (0..out0.len().div_ceil(PER_TASK))
+            .map(|_| Default::default())
+            .collect()
+    } else {
+        out1.chunks_mut(PER_TASK).collect()
+    };
+    out0.par_chunks_mut(PER_TASK)
+        .zip(parts1)
+        .enumerate()
+        .for_each(|(i, (o0, o1))| run(i, o0, o1));
 }

@@ -7,6 +7,8 @@ use super::scalar::{powi, Bits, Float, Num};
 use super::{BinaryOp, UnaryOp};
 use crate::array::{with_dtype, DType, Elem, Lane, Values, ValuesMut};
 use crate::prims::isa::multiversion;
+use crate::prims::threefry::threefry_lanes;
+use crate::prims::ThreefryWords;
 
 /// `out[i] = f(x[i])`; a one-element `x` is repeated.
 #[inline(always)]
@@ -77,6 +79,8 @@ pub enum Lanewise {
     Convert,
     /// Reinterpretation of the bits as the output's dtype.
     Bitcast,
+    /// One word of the Threefry cipher of `(k0, k1, x0, x1)` (never [`ThreefryWords::Both`]).
+    Threefry(ThreefryWords),
 }
 
 impl Lanewise {
@@ -89,6 +93,10 @@ impl Lanewise {
             Lanewise::SelectN => select_into(args[0], &args[1..], out),
             Lanewise::Convert => convert_into(args[0], out),
             Lanewise::Bitcast => bitcast_into(args[0], out),
+            Lanewise::Threefry(words) => {
+                let [k0, k1, x0, x1] = [0, 1, 2, 3].map(|i| u32::slice(args[i]));
+                threefry_lanes(k0, k1, x0, x1, words, u32::slice_mut(out), &mut [])
+            }
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::array::{Aval, DType};
 use crate::prims::arity;
+use crate::prims::ThreefryWords;
 
 /// Elementwise primitives of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -525,7 +526,7 @@ pub(crate) fn bitcast_rule(new_dtype: DType, inputs: &[Aval]) -> Result<Vec<Aval
     Ok(vec![Aval::new(new_dtype, &inputs[0].shape)])
 }
 
-pub(crate) fn threefry_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+pub(crate) fn threefry_rule(words: ThreefryWords, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     arity(inputs, 4)?;
     if let Some(a) = inputs.iter().find(|a| a.dtype != DType::U32) {
         return Err(format!("operands must be uint32, got {a}"));
@@ -538,5 +539,6 @@ pub(crate) fn threefry_rule(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
     if let Some(a) = inputs.iter().find(|a| a.ndim() != 0 && a.shape != *shape) {
         return Err(format!("operand shapes must agree, got {a}"));
     }
-    Ok(vec![Aval::new(DType::U32, shape); 2])
+    let count = if words == ThreefryWords::Both { 2 } else { 1 };
+    Ok(vec![Aval::new(DType::U32, shape); count])
 }

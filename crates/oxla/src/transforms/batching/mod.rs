@@ -145,6 +145,7 @@ pub(crate) fn batch(
             | Lanewise::IntegerPow(_)
             | Lanewise::Convert
             | Lanewise::Bitcast => elementwise(prim, args, dims),
+            Lanewise::Threefry(_) => elementwise_full(prim, args, dims, n),
         };
     }
     // A collective may have no operand (`axis_index`).
@@ -161,7 +162,7 @@ pub(crate) fn batch(
         | Prim::BitcastConvertType { .. }
         | Prim::SelectN => unreachable!("elementwise primitives batch above"),
         Prim::StopGradient => elementwise(prim, args, dims),
-        Prim::Threefry2x32 => elementwise_full(prim, args, dims, n),
+        Prim::Threefry2x32 { .. } => elementwise_full(prim, args, dims, n),
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
         Prim::Control(c) => c.batch(args, dims, n, name),
         Prim::Collective(_) => unreachable!("collectives batch above"),
