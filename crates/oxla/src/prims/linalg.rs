@@ -200,7 +200,7 @@ fn matmul_loops<T: Mac>(l: &Matrix, r: &Matrix, out: &mut [T], [b, m, k, n]: [us
 }
 
 /// Threads for a product of this size: all of them once it is worth a fork.
-fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
+pub(super) fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
     if m * n * k >= 1 << 21 && crate::env::parts() > 1 {
         gemm::Parallelism::Rayon(crate::env::parts())
     } else {
@@ -355,6 +355,28 @@ fn float_product<T: Elem + Add<Output = T>>(
     let chunk = column_chunk(n, lsd);
     for i in 0..b {
         let (lo, ro) = (i as isize * l.strides[0], i as isize * r.strides[0]);
+        // One view of one buffer on both sides: `x @ x.T`, symmetric.
+        let same = m == n
+            && std::ptr::eq(
+                ls.as_ptr().wrapping_offset(lo),
+                rs.as_ptr().wrapping_offset(ro),
+            )
+            && lsd[1..] == rsd[1..];
+        // SAFETY: element (p, t) of the left operand is at ls[lo + p*lsd[1] + t*lsd[2]]
+        // for p < m, t < k (the operand's view), and batch i of the result is the m x m
+        // row-major block at i*m*m of a buffer of b*m*m elements.
+        if same
+            && unsafe {
+                super::symmetric::lower_then_mirror(
+                    ls.as_ptr().offset(lo),
+                    [lsd[1], lsd[2]],
+                    [m, k],
+                    std::slice::from_raw_parts_mut(out.add(i * m * n), m * n),
+                )
+            }
+        {
+            continue;
+        }
         for c0 in (0..n).step_by(chunk) {
             let w = chunk.min(n - c0);
             // SAFETY: element (p, t) of the left operand is at ls[lo + p*lsd[1] + t*lsd[2]]

@@ -21,6 +21,7 @@ pub(crate) mod shape;
 mod skinny;
 pub(crate) mod sort;
 pub(crate) mod special;
+pub(crate) mod symmetric;
 pub(crate) mod threefry;
 pub(crate) mod view;
 
