@@ -3,6 +3,7 @@
 
 use oxla::{grad, jit, lax, nn, numpy as jnp, random, vmap, Tensor};
 
+use crate::limits::Work;
 use crate::workloads::{seconds, Measure};
 
 const NHWC: (&str, &str, &str) = ("NHWC", "HWIO", "NHWC");
@@ -78,6 +79,22 @@ pub fn cnn_grad(quick: bool) -> Measure {
 }
 
 /// The 3x3 convolution's sizes: batch (`quick`: 64), side, channels in and out.
+/// The CNN's per-example gradients: three times the forward pass's flops (the 3x3
+/// convolutions 1 -> 8 on 28x28 and 8 -> 16 on 14x14, the dense layer), the images read
+/// and every example's gradients written.
+pub fn cnn_work(quick: bool) -> Work {
+    let b = cnn_batch(quick) as f64;
+    let forward = 2.0 * (28.0 * 28.0 * 9.0 * 8.0 + 14.0 * 14.0 * 9.0 * 8.0 * 16.0 + 160.0);
+    let weights = (72 + 8 + 1152 + 16 + 160 + 10) as f64;
+    Work::flops(3.0 * b * forward).and_bytes(4.0 * b * (784.0 + weights))
+}
+
+/// One 3x3 convolution, `C -> C` channels, SAME: its multiply-adds, input and result.
+pub fn conv_work(quick: bool) -> Work {
+    let [b, s, c] = conv_sizes(quick).map(|v| v as f64);
+    Work::flops(2.0 * b * s * s * 9.0 * c * c).and_bytes(8.0 * b * s * s * c)
+}
+
 pub fn conv_sizes(quick: bool) -> [usize; 3] {
     [if quick { 64 } else { 256 }, 28, 32]
 }

@@ -1,8 +1,14 @@
 //! The side-by-side runner: every seed workload in oxla and in JAX on this machine,
 //! alternating, with medians, ratios, peak memory and whether the results agree.
 //!
-//! `cargo run --release -p oxla-bench -- all [--quick] [--repeat K] [--python PATH]`
-//! (workloads that take under 30 s get up to 3K runs: the short ones are the noisiest)
+//! `cargo run --release -p oxla-bench -- all [--quick] [--repeat K] [--python PATH]
+//! [--json PATH]` (workloads that take under 30 s get up to 3K runs: the short ones are
+//! the noisiest). A line on standard error tells which workload runs; `--json` also
+//! writes the table as JSON, rewritten after every row.
+//!
+//! The `limit` column is the machine's lower bound for the workload's least work (its
+//! flops at the rate of a large product, or its bytes at the rate of a large copy, both
+//! measured at start-up: `limits.rs`), and `share` is that bound over oxla's time.
 //!
 //! Each measurement runs in a child process of its own, so that its peak RSS is its own.
 //! The JAX side runs the scripts in `bench/jax/` (copies of `shared/jax-reference/`).
@@ -13,6 +19,7 @@ mod cnn;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 
+mod limits;
 mod measure;
 mod surface;
 mod workloads;
@@ -50,6 +57,11 @@ fn main() {
                 .help("python with jax (default: a venv in target/jaxenv, created on first use)"),
         )
         .arg(
+            Arg::new("json")
+                .long("json")
+                .help("also write the table to this file as JSON"),
+        )
+        .arg(
             Arg::new("one")
                 .long("one")
                 .hide(true)
@@ -84,11 +96,37 @@ fn main() {
         .unwrap_or_else(default_python);
     let repeat = *cli.get_one::<usize>("repeat").expect("defaulted");
     let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("jax");
+    let json = cli.get_one::<String>("json").map(PathBuf::from);
+    let machine = limits::measure();
     println!(
-        "{:<14} {:>12} {:>12} {:>7} {:>5} {:>10} {:>10}  agree  target",
-        "workload", "oxla", "JAX", "ratio", "runs", "oxla RSS", "JAX RSS"
+        "machine: {:.0} GFLOP/s (f32 product), {:.1} GB/s (copy)",
+        machine.flops_per_s / 1e9,
+        machine.bytes_per_s / 1e9
     );
-    for w in chosen {
+    println!(
+        "{:<14} {:>12} {:>12} {:>7} {:>5} {:>10} {:>10}  agree  {:<9} {:>10} {:>6}",
+        "workload",
+        "oxla",
+        "JAX",
+        "ratio",
+        "runs",
+        "oxla RSS",
+        "JAX RSS",
+        "target",
+        "limit",
+        "share"
+    );
+    let began = Instant::now();
+    let mut rows = Vec::new();
+    for (i, w) in chosen.iter().enumerate() {
+        eprintln!(
+            "[{}/{}] {} ({:.0} s so far): {}",
+            i + 1,
+            chosen.len(),
+            w.name,
+            began.elapsed().as_secs_f64(),
+            w.about
+        );
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
         let start = Instant::now();
@@ -96,7 +134,13 @@ fn main() {
             ours.push(run_oxla(w, quick));
             theirs.push(run_jax(w, quick, &python, &scripts));
         }
-        print_row(w, &mut ours, &mut theirs);
+        let row = Row::of(w, &mut ours, &mut theirs, (w.work)(quick).limit(&machine));
+        println!("{}", row.text(w));
+        rows.push(row);
+        if let Some(path) = &json {
+            let text = Row::json(&rows, &machine);
+            std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
     }
 }
 
@@ -182,40 +226,137 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn print_row(w: &Workload, ours: &mut [Measure], theirs: &mut [Measure]) {
-    let mut a: Vec<f64> = ours.iter().map(|m| m.seconds).collect();
-    let mut b: Vec<f64> = theirs.iter().map(|m| m.seconds).collect();
-    let (a, b) = (median(&mut a), median(&mut b));
-    let rss = |ms: &[Measure]| {
-        ms.iter()
-            .filter_map(|m| m.rss_mib)
-            .max()
-            .map_or("-".to_string(), |r| format!("{r} MiB"))
-    };
-    let agree = match (&ours[0].checksum, &theirs[0].checksum) {
-        (Some(x), Some(y)) => {
-            let close = (x - y).abs() <= 1e-3 * (1.0 + y.abs());
-            if close { "yes" } else { "NO" }.to_string()
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq)]
+struct Row {
+    name: &'static str,
+    /// Medians of oxla's and JAX's times, in seconds.
+    oxla: f64,
+    jax: f64,
+    runs: usize,
+    /// The largest peak RSS of each side's runs.
+    oxla_rss_mib: Option<u64>,
+    jax_rss_mib: Option<u64>,
+    /// Whether the checksums agree, when both sides have one.
+    agree: Option<bool>,
+    target: &'static str,
+    /// The machine's lower bound, in seconds.
+    limit: Option<f64>,
+}
+
+impl Row {
+    fn of(w: &Workload, ours: &mut [Measure], theirs: &mut [Measure], limit: Option<f64>) -> Row {
+        let mut a: Vec<f64> = ours.iter().map(|m| m.seconds).collect();
+        let mut b: Vec<f64> = theirs.iter().map(|m| m.seconds).collect();
+        let rss = |ms: &[Measure]| ms.iter().filter_map(|m| m.rss_mib).max();
+        let agree = match (&ours[0].checksum, &theirs[0].checksum) {
+            (Some(x), Some(y)) => Some((x - y).abs() <= 1e-3 * (1.0 + y.abs())),
+            _ => None,
+        };
+        Row {
+            name: w.name,
+            oxla: median(&mut a),
+            jax: median(&mut b),
+            runs: ours.len(),
+            oxla_rss_mib: rss(ours),
+            jax_rss_mib: rss(theirs),
+            agree,
+            target: w.target,
+            limit,
         }
-        _ => "-".to_string(),
-    };
-    println!(
-        "{:<14} {:>12} {:>12} {:>7.3} {:>5} {:>10} {:>10}  {:<5}  <= {}",
-        w.name,
-        w.unit.show(a),
-        w.unit.show(b),
-        a / b,
-        ours.len(),
-        rss(ours),
-        rss(theirs),
-        agree,
-        w.target
-    );
+    }
+
+    /// The row as the table prints it.
+    fn text(&self, w: &Workload) -> String {
+        let mib = |r: Option<u64>| r.map_or("-".to_string(), |r| format!("{r} MiB"));
+        let agree = self.agree.map_or("-", |a| if a { "yes" } else { "NO" });
+        let limit = self.limit.map_or("-".to_string(), |l| w.unit.show(l));
+        let share = self.limit.map_or("-".to_string(), |l| {
+            format!("{:.0}%", 100.0 * l / self.oxla)
+        });
+        format!(
+            "{:<14} {:>12} {:>12} {:>7.3} {:>5} {:>10} {:>10}  {:<5}  <= {:<6} {:>10} {:>6}",
+            self.name,
+            w.unit.show(self.oxla),
+            w.unit.show(self.jax),
+            self.oxla / self.jax,
+            self.runs,
+            mib(self.oxla_rss_mib),
+            mib(self.jax_rss_mib),
+            agree,
+            self.target,
+            limit,
+            share
+        )
+    }
+
+    /// The rows and the machine's rates as a JSON object.
+    fn json(rows: &[Row], m: &limits::Machine) -> String {
+        let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:e}"));
+        let int = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
+        let rows: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "    {{\"workload\": \"{}\", \"oxla_s\": {}, \"jax_s\": {}, \"ratio\": {}, \"runs\": {}, \"oxla_rss_mib\": {}, \"jax_rss_mib\": {}, \"agree\": {}, \"target\": \"{}\", \"limit_s\": {}}}",
+                    r.name,
+                    num(Some(r.oxla)),
+                    num(Some(r.jax)),
+                    num(Some(r.oxla / r.jax)),
+                    r.runs,
+                    int(r.oxla_rss_mib),
+                    int(r.jax_rss_mib),
+                    r.agree.map_or("null".to_string(), |a| a.to_string()),
+                    r.target,
+                    num(r.limit)
+                )
+            })
+            .collect();
+        format!(
+            "{{\n  \"flops_per_s\": {},\n  \"bytes_per_s\": {},\n  \"rows\": [\n{}\n  ]\n}}\n",
+            num(Some(m.flops_per_s)),
+            num(Some(m.bytes_per_s)),
+            rows.join(",\n")
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_print_their_limit_and_go_to_json() {
+        let w = find("matmul");
+        let row = Row {
+            name: w.name,
+            oxla: 4.0,
+            jax: 10.0,
+            runs: 3,
+            oxla_rss_mib: Some(779),
+            jax_rss_mib: None,
+            agree: Some(true),
+            target: w.target,
+            limit: Some(2.0),
+        };
+        let text = row.text(w);
+        assert!(text.starts_with("matmul"), "{text}");
+        assert!(
+            text.contains(" 0.400 ") && text.ends_with("2.00 s    50%"),
+            "{text}"
+        );
+        let machine = limits::Machine {
+            flops_per_s: 2e11,
+            bytes_per_s: 1.5e10,
+        };
+        let json = Row::json(&[row.clone(), row], &machine);
+        assert!(
+            json.contains("\"workload\": \"matmul\", \"oxla_s\": 4e0"),
+            "{json}"
+        );
+        assert!(json.contains("\"jax_rss_mib\": null") && json.contains("\"limit_s\": 2e0"));
+        assert_eq!(json.matches("{\"workload\"").count(), 2);
+    }
 
     #[test]
     fn short_workloads_run_up_to_three_times_the_repeats() {

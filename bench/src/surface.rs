@@ -3,6 +3,7 @@
 
 use oxla::{grad, jit, lax, numpy as jnp, random, Tensor};
 
+use crate::limits::Work;
 use crate::workloads::{seconds, Measure};
 
 /// The RNN's sizes: steps, batch, input and hidden widths (`quick`: 200 steps).
@@ -48,6 +49,21 @@ pub fn rnn(quick: bool) -> Measure {
 }
 
 /// The FFT workload's sizes: images and their side (`quick`: 32 images).
+/// The RNN's gradient: a forward and a backward pass over the steps (six flops per weight,
+/// example and step), the inputs read.
+pub fn rnn_work(quick: bool) -> Work {
+    let [t, b, d, h] = rnn_sizes(quick).map(|v| v as f64);
+    Work::flops(6.0 * t * b * (h * h + d * h)).and_bytes(4.0 * t * b * d)
+}
+
+/// A real 2-D FFT: `2.5 N^2 log2(N^2)` flops per image, the images read and the half
+/// spectra written (complex64).
+pub fn rfft2_work(quick: bool) -> Work {
+    let [b, n] = rfft2_sizes(quick).map(|v| v as f64);
+    let flops = 2.5 * b * n * n * (n * n).log2();
+    Work::flops(flops).and_bytes(4.0 * b * n * n + 8.0 * b * n * (n / 2.0 + 1.0))
+}
+
 pub fn rfft2_sizes(quick: bool) -> [usize; 2] {
     [if quick { 32 } else { 256 }, 512]
 }

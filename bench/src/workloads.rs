@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
+use crate::limits::Work;
 use crate::measure::{field, parse_affinity, parse_lbm, parse_pegrad, parse_steady, rss};
 use crate::{cnn, seeds, surface};
 
@@ -23,6 +24,8 @@ pub struct Workload {
     pub jax: fn(bool) -> (&'static str, Vec<String>),
     /// Reads the script's output.
     pub parse: fn(&str) -> Option<Measure>,
+    /// The least work it needs, for the limit column.
+    pub work: fn(bool) -> Work,
 }
 
 pub static WORKLOADS: &[Workload] = &[
@@ -34,6 +37,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| lattice(1, q),
         jax: |q| ("lbm.py", args(&[lattice_n(q), 1])),
         parse: parse_lbm,
+        work: |q| lattice_work(lattice_n(q)),
     },
     Workload {
         name: "lattice-v2",
@@ -43,6 +47,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| lattice(2, q),
         jax: |q| ("lbm.py", args(&[lattice_n(q), 2])),
         parse: parse_lbm,
+        work: |q| lattice_work(lattice_n(q)),
     },
     Workload {
         name: "matmul",
@@ -52,6 +57,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| affinity(Mode::Matmul, q),
         jax: |q| ("affinity.py", affinity_args(q, "matmul")),
         parse: parse_affinity,
+        work: |q| affinity_work(affinity_n(q, "matmul"), 1.0),
     },
     Workload {
         name: "cosine",
@@ -61,6 +67,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| affinity(Mode::Cosine, q),
         jax: |q| ("affinity.py", affinity_args(q, "cosine")),
         parse: parse_affinity,
+        work: |q| affinity_work(affinity_n(q, "cosine"), 1.0),
     },
     Workload {
         name: "l1block",
@@ -70,6 +77,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| affinity(Mode::L1Block, q),
         jax: |q| ("affinity.py", affinity_args(q, "l1block")),
         parse: parse_affinity,
+        work: |q| affinity_work(affinity_n(q, "l1block"), 3.0),
     },
     Workload {
         name: "pergrad-256",
@@ -84,6 +92,7 @@ pub static WORKLOADS: &[Workload] = &[
             )
         },
         parse: |t| parse_pegrad(t, "per_example"),
+        work: |_| mlp_work(256, true),
     },
     Workload {
         name: "pergrad-2048",
@@ -93,6 +102,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| grads(true, big_batch(q)),
         jax: |q| ("pegrad.py", pegrad_args(big_batch(q))),
         parse: |t| parse_pegrad(t, "per_example"),
+        work: |q| mlp_work(big_batch(q), true),
     },
     Workload {
         name: "meangrad-2048",
@@ -102,6 +112,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| grads(false, big_batch(q)),
         jax: |q| ("pegrad.py", pegrad_args(big_batch(q))),
         parse: |t| parse_pegrad(t, "mean"),
+        work: |q| mlp_work(big_batch(q), false),
     },
     Workload {
         name: "dispatch",
@@ -111,6 +122,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |_| dispatch(),
         jax: |_| ("dispatch.py", vec![]),
         parse: |t| Some(Measure::new(field(t, "dispatch_us")? * 1e-6, None)),
+        work: |_| Work::default(),
     },
     Workload {
         name: "first-call",
@@ -120,6 +132,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |_| first_call(),
         jax: |_| ("dispatch.py", vec![]),
         parse: |t| Some(Measure::new(field(t, "compile_first_ms")? * 1e-3, None)),
+        work: |_| Work::default(),
     },
     Workload {
         name: "rnn-grad",
@@ -129,6 +142,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: surface::rnn,
         jax: |q| ("rnn.py", args(&surface::rnn_sizes(q))),
         parse: |t| parse_steady(t, "rnn"),
+        work: surface::rnn_work,
     },
     Workload {
         name: "rfft2",
@@ -138,6 +152,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: surface::rfft2,
         jax: |q| ("fft.py", args(&surface::rfft2_sizes(q))),
         parse: |t| parse_steady(t, "rfft2"),
+        work: surface::rfft2_work,
     },
     Workload {
         name: "cnn-pegrad",
@@ -153,6 +168,7 @@ pub static WORKLOADS: &[Workload] = &[
             )
         },
         parse: |t| parse_steady(t, "cnn"),
+        work: cnn::cnn_work,
     },
     Workload {
         name: "conv-3x3",
@@ -166,6 +182,7 @@ pub static WORKLOADS: &[Workload] = &[
             ("cnn.py", a)
         },
         parse: |t| parse_steady(t, "conv"),
+        work: cnn::conv_work,
     },
     Workload {
         name: "normal-20m",
@@ -175,6 +192,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| surface::normals(false, q),
         jax: |q| ("draws.py", args(&[surface::draws_n(q)])),
         parse: |t| parse_steady(t, "normal_eager"),
+        work: |q| Work::bytes(4e4 * surface::draws_n(q) as f64),
     },
     Workload {
         name: "normal-20m-jit",
@@ -184,6 +202,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| surface::normals(true, q),
         jax: |q| ("draws.py", args(&[surface::draws_n(q)])),
         parse: |t| parse_steady(t, "normal_jit"),
+        work: |q| Work::bytes(4e4 * surface::draws_n(q) as f64),
     },
     Workload {
         name: "spd-solve",
@@ -198,8 +217,40 @@ pub static WORKLOADS: &[Workload] = &[
                 ..Measure::new(field(t, "steady_ms")? * 1e-3, field(t, "checksum"))
             })
         },
+        work: |q| spd_work(spd_batch(q)),
     },
 ];
+
+/// The lattice: ids and values read (`N^3 x 19` f32), one f32 per site written; the sum
+/// over 27 neighbours of 19 values, an add each.
+fn lattice_work(n: usize) -> Work {
+    let sites = (n * n * n) as f64;
+    Work::flops(sites * 27.0 * 19.0).and_bytes(sites * 4.0 * (1.0 + 19.0 + 1.0))
+}
+
+/// Seed 000 over `n` images of 10^4 pixels: `ops` operations per pixel and pair (a
+/// multiply-add is two, counted once per unordered pair, as the symmetric product does
+/// it; `|a - b|` summed is three), the images read and the `n x n` result written.
+fn affinity_work(n: usize, ops: f64) -> Work {
+    let (n, d) = (n as f64, 1e4);
+    Work::flops(ops * n * n * d).and_bytes(4.0 * (n * d + n * n))
+}
+
+/// The 784-256-10 MLP at `batch`: a forward and a backward pass (six flops per weight and
+/// example), the inputs read, and the gradients written (one per example, or one).
+fn mlp_work(batch: usize, per_example: bool) -> Work {
+    let b = batch as f64;
+    let weights = (784 * 256 + 256 + 256 * 10 + 10) as f64;
+    let grads = if per_example { b * weights } else { weights };
+    Work::flops(6.0 * b * weights).and_bytes(4.0 * (b * 794.0 + grads))
+}
+
+/// A Cholesky factor (`n^3 / 3` multiply-adds) and an LU solve (`2 n^3 / 3`) per matrix,
+/// the matrices read and the factors written.
+fn spd_work(batch: usize) -> Work {
+    let (b, n) = (batch as f64, 64.0);
+    Work::flops(2.0 * b * n * n * n).and_bytes(4.0 * b * (2.0 * n * n + 2.0 * n))
+}
 
 fn args(v: &[usize]) -> Vec<String> {
     v.iter().map(|x| x.to_string()).collect()

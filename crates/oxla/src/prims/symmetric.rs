@@ -45,7 +45,6 @@ pub(super) unsafe fn lower_then_mirror<T: Elem>(
     // The strips on the threads, each one `gemm` call on one thread, the widest first.
     let starts: Vec<usize> = (0..m).step_by(rows).rev().collect();
     starts.par_iter().for_each(|&r0| {
-        let (dst, l) = (dst, l);
         let h = rows.min(m - r0);
         // Columns 0..r0 + h: the strip's part of the lower triangle and its diagonal block.
         let w = r0 + h;
@@ -55,9 +54,9 @@ pub(super) unsafe fn lower_then_mirror<T: Elem>(
         unsafe {
             super::linalg::gemm_call(
                 [h, w, k],
-                (dst.0.add(r0 * m), m),
-                (l.0.offset(r0 as isize * s[0]).cast_const(), s),
-                (l.0.cast_const(), s),
+                (dst.get().add(r0 * m), m),
+                (l.get().offset(r0 as isize * s[0]).cast_const(), s),
+                (l.get().cast_const(), s),
                 gemm::Parallelism::None,
             )
         }
@@ -76,6 +75,13 @@ unsafe impl<T> Send for Shared<T> {}
 // SAFETY: as for `Send`.
 unsafe impl<T> Sync for Shared<T> {}
 
+impl<T> Shared<T> {
+    /// The address (a method, so that a closure captures the whole `Shared`).
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
 /// Copies the lower triangle of the `m x m` row-major `out` onto the upper one, where the
 /// strips of `rows` rows left it unwritten (right of each strip's diagonal block).
 fn mirror<T: Elem>(out: &mut [T], m: usize, rows: usize) {
@@ -89,13 +95,12 @@ fn mirror<T: Elem>(out: &mut [T], m: usize, rows: usize) {
         })
         .collect();
     tiles.par_iter().for_each(|&(p0, q0)| {
-        let at = at;
         for p in p0..(p0 + TILE).min(m) {
             for q in q0..(q0 + TILE).min(m) {
                 // SAFETY: p, q < m, so both elements lie in `out`; (p, q) with q past its
                 // strip's end is written by this tile alone, and (q, p) (q > p's strip, so
                 // q > p, a lower-triangle element of a strip computed whole) by no task.
-                unsafe { *at.0.add(p * m + q) = *at.0.add(q * m + p) }
+                unsafe { *at.get().add(p * m + q) = *at.get().add(q * m + p) }
             }
         }
     });
