@@ -292,7 +292,10 @@ impl Row {
 
     /// The rows and the machine's rates as a JSON object.
     fn json(rows: &[Row], m: &limits::Machine) -> String {
-        let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:e}"));
+        let num = |v: Option<f64>| {
+            v.filter(|v| v.is_finite())
+                .map_or("null".to_string(), |v| format!("{v:e}"))
+        };
         let int = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
         let rows: Vec<String> = rows
             .iter()

@@ -57,7 +57,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| affinity(Mode::Matmul, q),
         jax: |q| ("affinity.py", affinity_args(q, "matmul")),
         parse: parse_affinity,
-        work: |q| affinity_work(affinity_n(q, "matmul"), 1.0),
+        work: |q| affinity_work(affinity_n(q, "matmul"), 2.0),
     },
     Workload {
         name: "cosine",
@@ -67,7 +67,7 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| affinity(Mode::Cosine, q),
         jax: |q| ("affinity.py", affinity_args(q, "cosine")),
         parse: parse_affinity,
-        work: |q| affinity_work(affinity_n(q, "cosine"), 1.0),
+        work: |q| affinity_work(affinity_n(q, "cosine"), 2.0),
     },
     Workload {
         name: "l1block",
@@ -228,28 +228,31 @@ fn lattice_work(n: usize) -> Work {
     Work::flops(sites * 27.0 * 19.0).and_bytes(sites * 4.0 * (1.0 + 19.0 + 1.0))
 }
 
-/// Seed 000 over `n` images of 10^4 pixels: `ops` operations per pixel and pair (a
-/// multiply-add is two, counted once per unordered pair, as the symmetric product does
-/// it; `|a - b|` summed is three), the images read and the `n x n` result written.
+/// Seed 000 over `n` images of 10^4 pixels: `ops` operations per pixel and unordered pair
+/// (both affinities are symmetric; a multiply-add is two, `|a - b|` summed three), the
+/// images read and the `n x n` result written.
 fn affinity_work(n: usize, ops: f64) -> Work {
     let (n, d) = (n as f64, 1e4);
-    Work::flops(ops * n * n * d).and_bytes(4.0 * (n * d + n * n))
+    Work::flops(ops * n * n / 2.0 * d).and_bytes(4.0 * (n * d + n * n))
 }
 
-/// The 784-256-10 MLP at `batch`: a forward and a backward pass (six flops per weight and
-/// example), the inputs read, and the gradients written (one per example, or one).
+/// The 784-256-10 MLP at `batch`: per example, a forward pass (two flops per weight) and
+/// a backward one (two per weight for its gradient, two more per second-layer weight for
+/// the hidden layer's; the inputs are not differentiated), the inputs read, and the
+/// gradients written (one per example, or one).
 fn mlp_work(batch: usize, per_example: bool) -> Work {
     let b = batch as f64;
-    let weights = (784 * 256 + 256 + 256 * 10 + 10) as f64;
+    let (first, second) = ((784 * 256) as f64, (256 * 10) as f64);
+    let weights = first + 256.0 + second + 10.0;
     let grads = if per_example { b * weights } else { weights };
-    Work::flops(6.0 * b * weights).and_bytes(4.0 * (b * 794.0 + grads))
+    Work::flops(b * (4.0 * first + 6.0 * second)).and_bytes(4.0 * (b * 794.0 + grads))
 }
 
-/// A Cholesky factor (`n^3 / 3` multiply-adds) and an LU solve (`2 n^3 / 3`) per matrix,
-/// the matrices read and the factors written.
+/// A Cholesky factor (`n^3 / 3` flops) and an LU solve (`2 n^3 / 3`) per matrix, the
+/// matrices read and the factors written.
 fn spd_work(batch: usize) -> Work {
     let (b, n) = (batch as f64, 64.0);
-    Work::flops(2.0 * b * n * n * n).and_bytes(4.0 * b * (2.0 * n * n + 2.0 * n))
+    Work::flops(b * n * n * n).and_bytes(4.0 * b * (2.0 * n * n + 2.0 * n))
 }
 
 fn args(v: &[usize]) -> Vec<String> {

@@ -93,7 +93,8 @@ thread_local! {
 /// As [`trace`], for a program the compiler will take whole (`jit`'s lowering): what is
 /// traced meanwhile, nested traces included, is never run one primitive at a time, so a
 /// function may stage the form that fuses best rather than the one that bounds eager
-/// memory ([`for_compiler`]).
+/// memory ([`for_compiler`]). Other traces (`make_jaxpr`, transforms replayed eagerly,
+/// loop bodies traced outside `jit`) get the form that bounds eager memory.
 #[track_caller]
 pub(crate) fn trace_for_compiler<A: Tree, O: Tree>(
     f: impl FnOnce(A) -> O,

@@ -355,26 +355,13 @@ fn float_product<T: Elem + Add<Output = T>>(
     let chunk = column_chunk(n, lsd);
     for i in 0..b {
         let (lo, ro) = (i as isize * l.strides[0], i as isize * r.strides[0]);
-        // One view of one buffer on both sides: `x @ x.T`, symmetric.
-        let same = m == n
-            && std::ptr::eq(
-                ls.as_ptr().wrapping_offset(lo),
-                rs.as_ptr().wrapping_offset(ro),
-            )
-            && lsd[1..] == rsd[1..];
         // SAFETY: element (p, t) of the left operand is at ls[lo + p*lsd[1] + t*lsd[2]]
-        // for p < m, t < k (the operand's view), and batch i of the result is the m x m
-        // row-major block at i*m*m of a buffer of b*m*m elements.
-        if same
-            && unsafe {
-                super::symmetric::lower_then_mirror(
-                    ls.as_ptr().offset(lo),
-                    [lsd[1], lsd[2]],
-                    [m, k],
-                    std::slice::from_raw_parts_mut(out.add(i * m * n), m * n),
-                )
-            }
-        {
+        // for p < m, t < k (the operand's view), and batch i of the result is the m x n
+        // row-major block at i*m*n of a buffer of b*m*n elements.
+        let operands = ((ls, lo, lsd), (rs, ro, rsd));
+        if unsafe {
+            super::symmetric::product(operands.0, operands.1, [m, k, n], out.add(i * m * n))
+        } {
             continue;
         }
         for c0 in (0..n).step_by(chunk) {

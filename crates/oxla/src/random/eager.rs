@@ -12,8 +12,16 @@ use crate::compiler::Compiled;
 use crate::core::Tensor;
 
 /// What an eager draw's program is specific to: the sampler, the shape, the dtype, the
-/// bounds' bits, and the x64 switch.
-type Draw = (&'static str, Vec<usize>, DType, Vec<u64>, bool);
+/// bounds' bits, the x64 switch, and the user's line its equations are recorded at (which
+/// its memory plan names).
+type Draw = (
+    &'static str,
+    Vec<usize>,
+    DType,
+    Vec<u64>,
+    bool,
+    &'static Location<'static>,
+);
 
 /// Programs kept at most; past this the cache starts again.
 const KEPT: usize = 256;
@@ -26,8 +34,8 @@ fn programs() -> &'static Mutex<HashMap<Draw, Arc<Compiled<Tensor>>>> {
 
 /// `draw(key)` as one compiled program, when a call made now runs compiled (no trace
 /// open, `jit` not disabled); `None` otherwise, and the caller composes the draw where it
-/// is. `sampler`, `shape`, `dtype` and `bounds` are everything `draw` depends on besides
-/// the key. The program's equations are recorded at the caller's line.
+/// is. `sampler`, `shape`, `dtype` and `bounds` (as bits) are everything `draw` depends on
+/// besides the key. The program's equations are recorded at the caller's line.
 ///
 /// # Panics
 /// Panics if `key` is not a key, and as an eager operation does when the draw's memory is
@@ -38,7 +46,7 @@ pub(super) fn compiled(
     key: &Tensor,
     shape: &[usize],
     dtype: DType,
-    bounds: &[f64],
+    bounds: &[u64],
     draw: impl Fn(&Tensor) -> Tensor,
 ) -> Option<Tensor> {
     if !crate::compiler::runs_compiled(std::slice::from_ref(key)) {
@@ -50,8 +58,9 @@ pub(super) fn compiled(
         sampler,
         shape.to_vec(),
         dtype,
-        bounds.iter().map(|b| b.to_bits()).collect(),
+        bounds.to_vec(),
         crate::config::x64_enabled(),
+        at,
     );
     let cached = programs().lock().expect("draws").get(&id).cloned();
     let program = cached.unwrap_or_else(|| {
