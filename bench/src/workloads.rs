@@ -80,6 +80,16 @@ pub static WORKLOADS: &[Workload] = &[
         work: |q| affinity_work(affinity_n(q, "l1block"), 3.0),
     },
     Workload {
+        name: "prodl1",
+        about: "seed 000, -sum|a @ b| per pair by vmap(vmap), N=2000 (quick 500) 32x32 images",
+        target: "0.35",
+        unit: Unit::Seconds,
+        oxla: |q| affinity(Mode::ProdL1, q),
+        jax: |q| ("affinity.py", prodl1_args(q)),
+        parse: parse_affinity,
+        work: |q| prodl1_work(affinity_n(q, "prodl1")),
+    },
+    Workload {
         name: "pergrad-256",
         about: "seed 002, per-example gradients of a 784-256-10 MLP, batch 256",
         target: "0.2",
@@ -269,8 +279,8 @@ fn lattice_n(quick: bool) -> usize {
 
 fn affinity_n(quick: bool, mode: &str) -> usize {
     match (quick, mode) {
-        (false, "l1block") => 2000,
-        (true, "l1block") => 500,
+        (false, "l1block" | "prodl1") => 2000,
+        (true, "l1block" | "prodl1") => 500,
         (false, _) => 10000,
         (true, _) => 2000,
     }
@@ -279,6 +289,19 @@ fn affinity_n(quick: bool, mode: &str) -> usize {
 fn affinity_args(quick: bool, mode: &str) -> Vec<String> {
     let n = affinity_n(quick, mode).to_string();
     vec![n, "100".into(), mode.into(), "100".into()]
+}
+
+/// Seed 000's prodl1 over 32 x 32 images, rows mapped 100 at a time by JAX's script.
+fn prodl1_args(quick: bool) -> Vec<String> {
+    let n = affinity_n(quick, "prodl1").to_string();
+    vec![n, "32".into(), "prodl1".into(), "100".into()]
+}
+
+/// `-sum|a @ b|` over `n` images of 32 x 32: a 32-cubed product per ordered pair (two
+/// flops a multiply-add), the images read and the `n x n` result written.
+fn prodl1_work(n: usize) -> Work {
+    let (n, side) = (n as f64, 32.0);
+    Work::flops(2.0 * n * n * side * side * side).and_bytes(4.0 * (n * side * side + n * n))
 }
 
 fn big_batch(quick: bool) -> usize {
@@ -314,6 +337,7 @@ enum Mode {
     Matmul,
     Cosine,
     L1Block,
+    ProdL1,
 }
 
 fn affinity(mode: Mode, quick: bool) -> Measure {
@@ -321,9 +345,11 @@ fn affinity(mode: Mode, quick: bool) -> Measure {
         Mode::Matmul => "matmul",
         Mode::Cosine => "cosine",
         Mode::L1Block => "l1block",
+        Mode::ProdL1 => "prodl1",
     };
     let n = affinity_n(quick, name);
-    let imgs = random::normal(&random::key(0), &[n, 100, 100]);
+    let side = if let Mode::ProdL1 = mode { 32 } else { 100 };
+    let imgs = random::normal(&random::key(0), &[n, side, side]);
     let block = 100;
     let block_vs_all = jit(|(blk, all): (Tensor, Tensor)| {
         vmap(move |x: Tensor| {
@@ -334,9 +360,17 @@ fn affinity(mode: Mode, quick: bool) -> Measure {
     });
     let inner = jit(|x: Tensor| seeds::affinity_matmul(&x));
     let cosine = jit(|x: Tensor| seeds::affinity_cosine(&x));
+    // vmap(vmap(aff, in_axes=(None, 0)))(imgs, imgs), unchunked: the products are reduced
+    // as they are made.
+    let prodl1 = jit(|x: Tensor| {
+        let all = x.clone();
+        vmap(move |a: Tensor| vmap(move |b: Tensor| seeds::neg_prod_l1(&a, &b)).call(all.clone()))
+            .call(x)
+    });
     let run = || match mode {
         Mode::Matmul => inner.call(imgs.clone()).expect("runs"),
         Mode::Cosine => cosine.call(imgs.clone()).expect("runs"),
+        Mode::ProdL1 => prodl1.call(imgs.clone()).expect("runs"),
         Mode::L1Block => {
             let rows: Vec<Tensor> = (0..n)
                 .step_by(block)

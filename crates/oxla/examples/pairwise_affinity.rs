@@ -9,9 +9,11 @@
 //!
 //! - `--mode l1`: `aff(a, b) = -sum(abs(a - b))`. Fusion keeps the `n x n x size²`
 //!   broadcast virtual: the call holds its input and its output, nothing of pair size.
-//! - `--mode prodl1`: `aff(a, b) = -sum(abs(a @ b))`, whose per-pair product must be
-//!   materialised: `n² size²` floats unchunked. `--budget 1GiB` runs the outer `vmap` with
-//!   `memory_budget`, in chunks whose plan fits, with a progress bar.
+//! - `--mode prodl1`: `aff(a, b) = -sum(abs(a @ b))`. The compiler reduces each pair's
+//!   product while `gemm`'s tiles of it are in cache (`dot_reduce`), so the `n² size²`
+//!   products are never stored: the call holds its input and its output. `--budget 1GiB`
+//!   runs the outer `vmap` with `memory_budget`, in chunks whose plan fits, with a
+//!   progress bar.
 //! - `--chunk K`: the outer `vmap` in chunks of `K` rows.
 //! - `--explain`: the memory plan's largest buffers with the equation and source line that
 //!   make each; `--memory-svg FILE`: the live bytes over the program, as an SVG chart.

@@ -59,6 +59,11 @@ pub fn neg_l1(a: &Tensor, b: &Tensor) -> Tensor {
     -jnp::sum(jnp::abs(&(a - b)), None)
 }
 
+/// Seed 000's product affinity: `-sum(|a @ b|)` of two square images.
+pub fn neg_prod_l1(a: &Tensor, b: &Tensor) -> Tensor {
+    -jnp::sum(jnp::abs(a.matmul(b)), None)
+}
+
 /// Seed 000: inner-product affinities of `n` images by one matrix product.
 pub fn affinity_matmul(imgs: &Tensor) -> Tensor {
     let f = imgs.reshape(&[imgs.shape()[0] as isize, -1]);

@@ -29,7 +29,7 @@ impl Executable {
         crate::env::init_threads();
         let in_avals = cj.jaxpr.invars.iter().map(|v| v.aval.clone()).collect();
         let n_out = cj.jaxpr.outvars.len();
-        let jaxpr = simplify::simplify(cj);
+        let jaxpr = simplify::reduce_products(simplify::simplify(cj));
         let steps = fuse::fuse(&jaxpr);
         let plan = plan::plan(&jaxpr, &steps);
         Executable {

@@ -76,13 +76,13 @@ fn group(shape: &[usize], strides: &[isize], dims: &[usize]) -> Option<(usize, i
 
 /// An operand seen as `[batch, rows, cols]` with strides: a view of its own buffer when each
 /// group of dimensions is one strided walk, else a contiguous copy.
-struct Matrix {
-    data: Array,
-    sizes: [usize; 3],
-    strides: [isize; 3],
+pub(super) struct Matrix {
+    pub(super) data: Array,
+    pub(super) sizes: [usize; 3],
+    pub(super) strides: [isize; 3],
 }
 
-fn matrix(a: &Array, batch: &[usize], rows: &[usize], cols: &[usize]) -> Matrix {
+pub(super) fn matrix(a: &Array, batch: &[usize], rows: &[usize], cols: &[usize]) -> Matrix {
     let strides = signed_strides(a.shape());
     let groups = [batch, rows, cols].map(|g| group(a.shape(), &strides, g));
     if let [Some(b), Some(r), Some(c)] = groups {
@@ -398,6 +398,26 @@ fn float_product<T: Elem + Add<Output = T>>(
 /// caches of x86 machines; twice that bounds it).
 const PANEL_TERMS: usize = 1024;
 
+/// The bytes of the contiguous copies a product makes of its operands: of each operand
+/// whose groups of dimensions (batch, free, contracting) are not one strided walk each.
+pub(super) fn copy_bytes(contracting: &Dims, batch: &Dims, inputs: &[Aval]) -> usize {
+    let (l, r) = (&inputs[0], &inputs[1]);
+    let lfree = free_dims(l.ndim(), &contracting.0, &batch.0);
+    let rfree = free_dims(r.ndim(), &contracting.1, &batch.1);
+    let copy = |a: &Aval, groups: [&[usize]; 3]| {
+        let strides = signed_strides(&a.shape);
+        let walks = groups
+            .iter()
+            .all(|g| group(&a.shape, &strides, g).is_some());
+        if walks {
+            0
+        } else {
+            a.nbytes()
+        }
+    };
+    copy(l, [&batch.0, &lfree, &contracting.0]) + copy(r, [&batch.1, &rfree, &contracting.1])
+}
+
 /// The bytes `dot_general` holds beyond its operands and result while it runs, at most:
 /// a contiguous copy of an operand whose dimension groups are not one strided walk each,
 /// the product's packed panels (`gemm`'s, or the few-column kernels' coefficients), and
@@ -413,19 +433,7 @@ pub(crate) fn scratch_bytes(
     let (l, r) = (&inputs[0], &inputs[1]);
     let lfree = free_dims(l.ndim(), &contracting.0, &batch.0);
     let rfree = free_dims(r.ndim(), &contracting.1, &batch.1);
-    let copy = |a: &Aval, groups: [&[usize]; 3]| {
-        let strides = signed_strides(&a.shape);
-        let walks = groups
-            .iter()
-            .all(|g| group(&a.shape, &strides, g).is_some());
-        if walks {
-            0
-        } else {
-            a.nbytes()
-        }
-    };
-    let copies =
-        copy(l, [&batch.0, &lfree, &contracting.0]) + copy(r, [&batch.1, &rfree, &contracting.1]);
+    let copies = copy_bytes(contracting, batch, inputs);
     let size = |a: &Aval, dims: &[usize]| dims.iter().map(|&d| a.shape[d]).product::<usize>();
     let (b, m, k, n) = (
         size(l, &batch.0),

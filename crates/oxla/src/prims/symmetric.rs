@@ -99,7 +99,7 @@ fn strips(m: usize) -> Vec<(usize, usize)> {
 /// An address shared by the tasks of a product: the operand they read, or the result
 /// they write in disjoint parts.
 #[derive(Clone, Copy)]
-struct Shared<T>(*mut T);
+pub(super) struct Shared<T>(pub(super) *mut T);
 // SAFETY: the tasks that share one only read through it, or write disjoint elements
 // (each use says which).
 unsafe impl<T> Send for Shared<T> {}
@@ -108,7 +108,7 @@ unsafe impl<T> Sync for Shared<T> {}
 
 impl<T> Shared<T> {
     /// The address (a method, so that a closure captures the whole `Shared`).
-    fn get(self) -> *mut T {
+    pub(super) fn get(self) -> *mut T {
         self.0
     }
 }

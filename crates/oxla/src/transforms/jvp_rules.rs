@@ -116,6 +116,9 @@ pub(crate) fn jvp(
             unreachable!("control flow's JVP is staged before its primal")
         }
         Prim::Collective(_) => unreachable!("collectives are differentiated above"),
+        Prim::DotReduce(_) => {
+            unreachable!("dot_reduce is made by the compiler, after every transform")
+        }
         Prim::SelectN => {
             if tangents[1..].iter().all(Option::is_none) {
                 vec![None]

@@ -229,6 +229,9 @@ pub(crate) fn vjp(
             unreachable!("control flow's VJP is taken before the first cotangent is read")
         }
         Prim::Collective(_) => unreachable!("collectives are pulled back above"),
+        Prim::DotReduce(_) => {
+            unreachable!("dot_reduce is made by the compiler, after every transform")
+        }
         Prim::SelectN => {
             let zero = zeros_of_aval(&ct);
             let case_ct = |i: usize| {

@@ -131,6 +131,7 @@ impl Pass {
             | Prim::ArgReduce { .. }
             | Prim::Cumsum { .. }
             | Prim::DotGeneral { .. }
+            | Prim::DotReduce(_)
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
             | Prim::Gather { .. }

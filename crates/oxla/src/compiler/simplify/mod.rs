@@ -7,6 +7,8 @@
 //! - `reductions.rs`: sums of broadcasts and of sums, reductions of one element, batched
 //!   collectives;
 //! - `gather.rs`: reductions of gathered windows;
+//! - `products.rs`: reductions of products made into one `dot_reduce`, which never stores
+//!   the product (after the others, on the program the compiler plans);
 //! - `random.rs`: the words of the Threefry cipher computed where they are read;
 //! - `redundant.rs`: common subexpressions and dead code.
 //!
@@ -20,11 +22,14 @@ mod chains;
 mod dot;
 mod gather;
 mod identities;
+mod products;
 mod random;
 mod reductions;
 mod redundant;
 
 use std::collections::HashMap;
+
+pub(crate) use products::reduce_products;
 
 use crate::array::{Array, DType};
 use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Prim, Tensor, Var};

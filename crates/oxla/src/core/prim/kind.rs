@@ -128,6 +128,7 @@ impl Prim {
             | Prim::ArgReduce { .. }
             | Prim::Cumsum { .. }
             | Prim::DotGeneral { .. }
+            | Prim::DotReduce(_)
             | Prim::DynamicSlice { .. }
             | Prim::DynamicUpdateSlice
             | Prim::Scatter { .. }

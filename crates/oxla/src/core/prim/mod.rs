@@ -20,8 +20,8 @@ use super::callback::HostCallback;
 use super::control_flow::ControlFlow;
 use crate::array::{DType, Shape};
 use crate::prims::{
-    ArgOp, BinaryOp, Collective, ConvParams, FftType, GatherDims, GatherMode, LinalgOp, ReduceOp,
-    ScatterDims, ScatterOp, UnaryOp,
+    ArgOp, BinaryOp, Collective, ConvParams, DotReduce, FftType, GatherDims, GatherMode, LinalgOp,
+    ReduceOp, ScatterDims, ScatterOp, UnaryOp,
 };
 
 /// A primitive operation with its parameters.
@@ -135,6 +135,11 @@ pub enum Prim {
         /// Result dtype, if not the operands'.
         preferred_element_type: Option<DType>,
     },
+    /// A product reduced over some of its free dimensions as it is made, never stored:
+    /// `reduce(map(dot_general(lhs, rhs)), axes)` (see [`DotReduce`]). Only the compiler
+    /// makes it, from a traced program (`compiler/simplify/products.rs`), so no transform
+    /// ever sees it.
+    DotReduce(DotReduce),
     /// A window of static size at dynamic (clamped) start indices, one scalar operand each.
     DynamicSlice {
         /// Window size.
@@ -229,6 +234,7 @@ impl Prim {
             Prim::ArgReduce { op, .. } => op.name(),
             Prim::Cumsum { .. } => "cumsum",
             Prim::DotGeneral { .. } => "dot_general",
+            Prim::DotReduce(_) => "dot_reduce",
             Prim::DynamicSlice { .. } => "dynamic_slice",
             Prim::DynamicUpdateSlice => "dynamic_update_slice",
             Prim::Gather { .. } => "gather",

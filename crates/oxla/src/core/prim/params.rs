@@ -104,21 +104,21 @@ impl Prim {
                 batch,
                 preferred_element_type,
             } => vec![
-                (
-                    "dimension_numbers",
-                    format!(
-                        "(({}, {}), ({}, {}))",
-                        pyfmt::list(&contracting.0),
-                        pyfmt::list(&contracting.1),
-                        pyfmt::list(&batch.0),
-                        pyfmt::list(&batch.1)
-                    ),
-                ),
+                ("dimension_numbers", dimension_numbers(contracting, batch)),
                 ("precision", "None".into()),
                 (
                     "preferred_element_type",
                     preferred_element_type.map_or("None".into(), |d| d.to_string()),
                 ),
+            ],
+            Prim::DotReduce(p) => vec![
+                (
+                    "dimension_numbers",
+                    dimension_numbers(&p.contracting, &p.batch),
+                ),
+                ("map", p.map.name().into()),
+                ("reduce", p.op.name().into()),
+                ("axes", pyfmt::tuple(&p.axes)),
             ],
             Prim::DynamicSlice { slice_sizes } => vec![("slice_sizes", pyfmt::tuple(slice_sizes))],
             Prim::Gather {
@@ -154,4 +154,19 @@ impl Prim {
         p.sort_by_key(|(k, _)| *k);
         p
     }
+}
+
+/// A product's dimension numbers as JAX prints them: `((lhs_contracting, rhs_contracting),
+/// (lhs_batch, rhs_batch))`.
+fn dimension_numbers(
+    contracting: &(Vec<usize>, Vec<usize>),
+    batch: &(Vec<usize>, Vec<usize>),
+) -> String {
+    format!(
+        "(({}, {}), ({}, {}))",
+        pyfmt::list(&contracting.0),
+        pyfmt::list(&contracting.1),
+        pyfmt::list(&batch.0),
+        pyfmt::list(&batch.1)
+    )
 }

@@ -62,6 +62,7 @@ impl Prim {
             } => {
                 prims::linalg::dot_general_rule(contracting, batch, *preferred_element_type, inputs)
             }
+            Prim::DotReduce(p) => prims::dot_reduce::dot_reduce_rule(p, inputs),
             Prim::DynamicSlice { slice_sizes } => {
                 prims::indexing::dynamic_slice_rule(slice_sizes, inputs)
             }
@@ -182,6 +183,7 @@ impl Prim {
                 batch,
                 *preferred_element_type,
             )],
+            Prim::DotReduce(p) => vec![prims::dot_reduce::dot_reduce(&inputs[0], &inputs[1], p)],
             Prim::DynamicSlice { slice_sizes } => {
                 vec![prims::indexing::dynamic_slice(
                     &inputs[0],

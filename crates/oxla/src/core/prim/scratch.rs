@@ -53,6 +53,7 @@ impl Prim {
                 batch,
                 preferred_element_type,
             } => linalg::scratch_bytes(contracting, batch, *preferred_element_type, inputs),
+            Prim::DotReduce(p) => crate::prims::dot_reduce::scratch_bytes(p, inputs),
             Prim::Sort { dimension, .. } => sort::scratch_bytes(inputs, *dimension),
             Prim::ConvGeneralDilated(p) => conv::scratch_bytes(p, inputs),
             Prim::Linalg(op) => decomp::scratch_bytes(*op, inputs),

@@ -166,6 +166,9 @@ pub(crate) fn batch(
         Prim::Iota { .. } => unreachable!("iota has no operands to map"),
         Prim::Control(c) => c.batch(args, dims, n, name),
         Prim::Collective(_) => unreachable!("collectives batch above"),
+        Prim::DotReduce(_) => {
+            unreachable!("dot_reduce is made by the compiler, after every transform")
+        }
         Prim::DebugCallback(_) => unbatch(prim, args, dims, n),
         Prim::BroadcastInDim {
             shape,
