@@ -16,6 +16,7 @@
 #[path = "../../crates/oxla/examples/cli/mod.rs"]
 mod cli;
 mod cnn;
+mod deep;
 #[path = "../../crates/oxla/examples/seeds/mod.rs"]
 mod seeds;
 

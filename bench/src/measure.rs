@@ -89,6 +89,15 @@ pub fn parse_pegrad(text: &str, which: &str) -> Option<Measure> {
     })
 }
 
+/// The first call's time on a script's `<which> first_s .. checksum ..` line.
+pub fn parse_first(text: &str, which: &str) -> Option<Measure> {
+    let line = text.lines().find(|l| l.starts_with(which))?;
+    Some(Measure {
+        rss_mib: rss(text),
+        ..Measure::new(field(line, "first_s")?, field(line, "checksum"))
+    })
+}
+
 /// A script's `<which> first_s .. steady_ms .. checksum ..` line.
 pub fn parse_steady(text: &str, which: &str) -> Option<Measure> {
     let line = text.lines().find(|l| l.starts_with(which))?;

@@ -6,9 +6,11 @@ use std::time::Instant;
 
 use oxla::{jit, numpy as jnp, random, vmap, Tensor};
 
-use crate::limits::Work;
-use crate::measure::{field, parse_affinity, parse_lbm, parse_pegrad, parse_steady, rss};
-use crate::{cnn, seeds, surface};
+use crate::limits::{affinity_work, lattice_work, mlp_work, prodl1_work, spd_work, Work};
+use crate::measure::{
+    field, parse_affinity, parse_first, parse_lbm, parse_pegrad, parse_steady, rss,
+};
+use crate::{cnn, deep, seeds, surface};
 
 pub use crate::measure::{Measure, Unit};
 
@@ -145,6 +147,26 @@ pub static WORKLOADS: &[Workload] = &[
         work: |_| Work::default(),
     },
     Workload {
+        name: "deep-first",
+        about: "jit(grad) of a 200-layer tanh MLP (width 64, batch 32): the first call",
+        target: "0.5",
+        unit: Unit::Seconds,
+        oxla: deep::deep_first,
+        jax: |q| ("deep.py", args(&deep::deep_sizes(q))),
+        parse: |t| parse_first(t, "deep"),
+        work: |_| Work::default(),
+    },
+    Workload {
+        name: "deep-steady",
+        about: "the same, a call once compiled",
+        target: "0.9",
+        unit: Unit::Seconds,
+        oxla: deep::deep_steady,
+        jax: |q| ("deep.py", args(&deep::deep_sizes(q))),
+        parse: |t| parse_steady(t, "deep"),
+        work: deep::deep_work,
+    },
+    Workload {
         name: "rnn-grad",
         about: "gradient of a 1000-step (quick 200) tanh RNN through lax.scan, batch 16, 32 -> 128",
         target: "0.5",
@@ -231,40 +253,6 @@ pub static WORKLOADS: &[Workload] = &[
     },
 ];
 
-/// The lattice: ids and values read (`N^3 x 19` f32), one f32 per site written; the sum
-/// over 27 neighbours of 19 values, an add each.
-fn lattice_work(n: usize) -> Work {
-    let sites = (n * n * n) as f64;
-    Work::flops(sites * 27.0 * 19.0).and_bytes(sites * 4.0 * (1.0 + 19.0 + 1.0))
-}
-
-/// Seed 000 over `n` images of 10^4 pixels: `ops` operations per pixel and unordered pair
-/// (both affinities are symmetric; a multiply-add is two, `|a - b|` summed three), the
-/// images read and the `n x n` result written.
-fn affinity_work(n: usize, ops: f64) -> Work {
-    let (n, d) = (n as f64, 1e4);
-    Work::flops(ops * n * n / 2.0 * d).and_bytes(4.0 * (n * d + n * n))
-}
-
-/// The 784-256-10 MLP at `batch`: per example, a forward pass (two flops per weight) and
-/// a backward one (two per weight for its gradient, two more per second-layer weight for
-/// the hidden layer's; the inputs are not differentiated), the inputs read, and the
-/// gradients written (one per example, or one).
-fn mlp_work(batch: usize, per_example: bool) -> Work {
-    let b = batch as f64;
-    let (first, second) = ((784 * 256) as f64, (256 * 10) as f64);
-    let weights = first + 256.0 + second + 10.0;
-    let grads = if per_example { b * weights } else { weights };
-    Work::flops(b * (4.0 * first + 6.0 * second)).and_bytes(4.0 * (b * 794.0 + grads))
-}
-
-/// A Cholesky factor (`n^3 / 3` flops) and an LU solve (`2 n^3 / 3`) per matrix, the
-/// matrices read and the factors written.
-fn spd_work(batch: usize) -> Work {
-    let (b, n) = (batch as f64, 64.0);
-    Work::flops(b * n * n * n).and_bytes(4.0 * b * (2.0 * n * n + 2.0 * n))
-}
-
 fn args(v: &[usize]) -> Vec<String> {
     v.iter().map(|x| x.to_string()).collect()
 }
@@ -295,13 +283,6 @@ fn affinity_args(quick: bool, mode: &str) -> Vec<String> {
 fn prodl1_args(quick: bool) -> Vec<String> {
     let n = affinity_n(quick, "prodl1").to_string();
     vec![n, "32".into(), "prodl1".into(), "100".into()]
-}
-
-/// `-sum|a @ b|` over `n` images of 32 x 32: a 32-cubed product per ordered pair (two
-/// flops a multiply-add), the images read and the `n x n` result written.
-fn prodl1_work(n: usize) -> Work {
-    let (n, side) = (n as f64, 32.0);
-    Work::flops(2.0 * n * n * side * side * side).and_bytes(4.0 * (n * side * side + n * n))
 }
 
 fn big_batch(quick: bool) -> usize {

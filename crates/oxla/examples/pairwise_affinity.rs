@@ -11,7 +11,7 @@
 //!   broadcast virtual: the call holds its input and its output, nothing of pair size.
 //! - `--mode prodl1`: `aff(a, b) = -sum(abs(a @ b))`. The compiler reduces each pair's
 //!   product while `gemm`'s tiles of it are in cache (`dot_reduce`), so the `n² size²`
-//!   products are never stored: the call holds its input and its output. `--budget 1GiB`
+//!   products are never stored: the call holds its input, its output and a few tiles. `--budget 1GiB`
 //!   runs the outer `vmap` with `memory_budget`, in chunks whose plan fits, with a
 //!   progress bar.
 //! - `--chunk K`: the outer `vmap` in chunks of `K` rows.

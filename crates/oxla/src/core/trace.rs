@@ -164,10 +164,42 @@ pub fn bind(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -
     bind_exact(prim, inputs, USER_LINE.with(|c| c.get()).unwrap_or(source))
 }
 
+/// `reduce(map(dot_general(lhs, rhs)), axes)` bound one primitive at a time.
+fn unfused_dot_reduce(
+    p: &crate::prims::DotReduce,
+    inputs: &[Tensor],
+    source: &'static Location<'static>,
+) -> Tensor {
+    use crate::prims::{DotMap, UnaryOp};
+    let dot = Prim::DotGeneral {
+        contracting: p.contracting.clone(),
+        batch: p.batch.clone(),
+        preferred_element_type: None,
+    };
+    let product = bind_exact(dot, inputs, source).remove(0);
+    let mapped = match p.map {
+        DotMap::Identity => product,
+        DotMap::Abs => bind_exact(Prim::Unary(UnaryOp::Abs), &[product], source).remove(0),
+        DotMap::Square => bind_exact(Prim::Unary(UnaryOp::Square), &[product], source).remove(0),
+    };
+    let reduce = Prim::Reduce {
+        op: p.op,
+        axes: p.axes.clone(),
+    };
+    bind_exact(reduce, &[mapped], source).remove(0)
+}
+
 /// [`bind`] recording exactly `source`, whatever line a library function pinned.
 fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
     if matches!(prim, Prim::DebugCallback(_)) && effects_dropped() {
         return Vec::new();
+    }
+    if let Prim::DotReduce(p) = &prim {
+        if is_tracing() || inputs.iter().any(Tensor::is_tracer) {
+            // The compiler's fused product has no transformation rules (a compiled jaxpr
+            // evaluated under a transform binds it): a trace records what it stands for.
+            return vec![unfused_dot_reduce(p, inputs, source)];
+        }
     }
     let avals: Vec<Aval> = inputs.iter().map(Tensor::aval).collect();
     let out_avals = match prim.abstract_eval(&avals) {

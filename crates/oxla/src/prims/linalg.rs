@@ -396,7 +396,7 @@ fn float_product<T: Elem + Add<Output = T>>(
 
 /// The most terms of the contraction `gemm` packs in one panel (its `kc`: 512 for the
 /// caches of x86 machines; twice that bounds it).
-const PANEL_TERMS: usize = 1024;
+pub(super) const PANEL_TERMS: usize = 1024;
 
 /// The bytes of the contiguous copies a product makes of its operands: of each operand
 /// whose groups of dimensions (batch, free, contracting) are not one strided walk each.

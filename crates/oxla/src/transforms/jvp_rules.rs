@@ -117,7 +117,7 @@ pub(crate) fn jvp(
         }
         Prim::Collective(_) => unreachable!("collectives are differentiated above"),
         Prim::DotReduce(_) => {
-            unreachable!("dot_reduce is made by the compiler, after every transform")
+            unreachable!("a trace binds dot_reduce as the primitives it fuses")
         }
         Prim::SelectN => {
             if tangents[1..].iter().all(Option::is_none) {

@@ -230,7 +230,7 @@ pub(crate) fn vjp(
         }
         Prim::Collective(_) => unreachable!("collectives are pulled back above"),
         Prim::DotReduce(_) => {
-            unreachable!("dot_reduce is made by the compiler, after every transform")
+            unreachable!("a trace binds dot_reduce as the primitives it fuses")
         }
         Prim::SelectN => {
             let zero = zeros_of_aval(&ct);

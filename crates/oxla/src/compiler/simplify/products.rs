@@ -112,7 +112,29 @@ fn reduced_product<'a>(
     } else {
         read_times(product, by_map) && read_times(x, 1)
     };
-    if !real || !free || !read_once || aval.nbytes() < FROM_BYTES {
+    // A sum of the product itself is a product of sums (`sum(a @ b, 1)` is `a @ sum(b,
+    // 1)`), far less work than any tiling of it; a product of no terms is zeros; a result
+    // of few elements is too few runs to share between the threads.
+    let identity_sum = map == DotMap::Identity && *op == ReduceOp::Sum;
+    let terms: usize = contracting
+        .0
+        .iter()
+        .map(|&d| dot.inputs[0].aval().shape[d])
+        .product();
+    let results = aval.size()
+        / axes
+            .iter()
+            .map(|&a| aval.shape[a])
+            .product::<usize>()
+            .max(1);
+    if !real
+        || !free
+        || !read_once
+        || identity_sum
+        || terms == 0
+        || results < crate::prims::dot_reduce::TASKS
+        || aval.nbytes() < FROM_BYTES
+    {
         return None;
     }
     let mut axes = axes.clone();
@@ -199,5 +221,28 @@ mod tests {
             (arg(&[32, 8]), arg(&[8, 32])),
         );
         assert!(!small.contains("dot_reduce"), "{small}");
+    }
+
+    #[test]
+    fn a_compiled_program_evaluated_under_a_transform_binds_what_it_fuses() {
+        use crate::{grad, jit};
+        let rows = |a: Tensor| jnp::sum(jnp::abs(a.matmul(a.t())), 1);
+        let a = crate::random::normal(&crate::random::key(1), &[600, 32]);
+        let compiled = jit(rows).lower(&a).compile();
+        let cj = compiled.jaxpr().clone();
+        assert!(cj.to_string().contains("dot_reduce"), "{cj}");
+        let through = grad(move |x: Tensor| {
+            let r = crate::core::eval_jaxpr(&cj, &[x]).remove(0);
+            jnp::sum(&(&r * &r), None)
+        });
+        let direct = grad(move |x: Tensor| {
+            let r = rows(x);
+            jnp::sum(&(&r * &r), None)
+        });
+        let (got, want) = (through.call(a.clone()), direct.call(a));
+        let (got, want) = (got.to_vec::<f32>(), want.to_vec::<f32>());
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-3 * w.abs().max(1.0), "{g} against {w}");
+        }
     }
 }

@@ -137,8 +137,9 @@ pub enum Prim {
     },
     /// A product reduced over some of its free dimensions as it is made, never stored:
     /// `reduce(map(dot_general(lhs, rhs)), axes)` (see [`DotReduce`]). Only the compiler
-    /// makes it, from a traced program (`compiler/simplify/products.rs`), so no transform
-    /// ever sees it.
+    /// makes it, from a traced program (`compiler/simplify/products.rs`); bound under a
+    /// trace (a compiled jaxpr evaluated under a transform), it binds the primitives it
+    /// fuses instead, so no transform rule sees it.
     DotReduce(DotReduce),
     /// A window of static size at dynamic (clamped) start indices, one scalar operand each.
     DynamicSlice {

@@ -35,7 +35,7 @@ impl DotMap {
     /// The name printed in the primitive's parameters.
     pub fn name(self) -> &'static str {
         match self {
-            DotMap::Identity => "none",
+            DotMap::Identity => "identity",
             DotMap::Abs => "abs",
             DotMap::Square => "square",
         }
@@ -62,10 +62,13 @@ pub struct DotReduce {
 /// cache while it is reduced.
 const TILE: usize = 256;
 
-/// Tasks a product is split into, at least where it has the runs to: enough for the
-/// threads of any machine, and not a number that depends on them, so that the tiles (and
-/// so the order the terms are summed in) are the same on every machine.
-const TASKS: usize = 64;
+/// Tasks a product is split into, about, where it has the runs to: enough for the threads
+/// of any machine, and not a number that depends on them, so that the tiles (and so the
+/// order the terms are summed in) do not depend on the thread count.
+pub(crate) const TASKS: usize = 64;
+
+/// The fewest rows of a task: fewer make `gemm` calls too small to pay for themselves.
+const MIN_ROWS: usize = 16;
 
 /// The result's aval: the product's without `axes`, for real operands of one dtype.
 pub(crate) fn dot_reduce_rule(p: &DotReduce, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
@@ -129,8 +132,8 @@ pub(crate) fn dot_reduce(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
     }
 }
 
-/// The same value the long way: the product, mapped, then reduced (for empty products,
-/// and as the reference the tests compare with).
+/// The same value the long way: the product, mapped, then reduced (for products with
+/// no rows, columns or batch, and as the reference the tests compare with).
 pub(crate) fn unfused(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
     let product = super::linalg::dot_general(lhs, rhs, &p.contracting, &p.batch, None);
     let mapped = match p.map {
@@ -219,8 +222,13 @@ fn reduced_product<T: Real>(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
     let r = matrix(rhs, &p.batch.1, &rfree, &p.contracting.1);
     let [_, m, k] = l.sizes;
     let n = r.sizes[1];
-    if k == 0 || m == 0 || n == 0 {
+    let batches = l.sizes[0];
+    if m == 0 || n == 0 || batches == 0 {
         return unfused(lhs, rhs, p);
+    }
+    if k == 0 {
+        // Every term of the product is +0, and so is any reduction of them.
+        return new_array::<T>(&shape, |out| out.fill(T::from_f64(0.0)));
     }
     // The result's stride for each dimension of the product (0 where it is reduced).
     let nb = p.batch.0.len();
@@ -265,18 +273,18 @@ fn reduced_product<T: Real>(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
         None => r,
     };
     let init = match p.op {
-        ReduceOp::Sum => T::from_f64(0.0),
         ReduceOp::Max => T::from_f64(f64::NEG_INFINITY),
-        _ => T::from_f64(f64::INFINITY),
+        ReduceOp::Min => T::from_f64(f64::INFINITY),
+        ReduceOp::Sum | ReduceOp::Prod | ReduceOp::And | ReduceOp::Or => T::from_f64(0.0),
     };
     // Tasks: a batch, whole runs of rows and whole runs of columns, so that no two write
     // one result; the columns split only where the rows leave threads idle.
-    let row_chunks = chunks(&row_starts, TILE);
-    let tasks_wanted = TASKS;
-    let col_target = if boff.len() * row_chunks.len() >= tasks_wanted {
+    let row_target = (m * batches).div_ceil(TASKS).clamp(MIN_ROWS, TILE);
+    let row_chunks = chunks(&row_starts, row_target);
+    let col_target = if batches * row_chunks.len() >= TASKS {
         n
     } else {
-        n.div_ceil(tasks_wanted.div_ceil(boff.len() * row_chunks.len()))
+        n.div_ceil(TASKS.div_ceil(batches * row_chunks.len()))
     };
     let col_chunks = chunks(&col_starts, col_target);
     let tasks: Vec<Task> = (0..boff.len())
@@ -372,7 +380,10 @@ unsafe fn reduce_tile<T: Real>(tile: &Tile<T>, dst: Shared<T>, map: DotMap, op: 
     let sum = |a: T, b: T| a + b;
     let max = |a: T, b: T| if a.is_nan() || a > b { a } else { b };
     let min = |a: T, b: T| if a.is_nan() || a < b { a } else { b };
-    let (id, abs, square) = (|x: T| x, |x: T| x.abs(), |x: T| x * x);
+    // A term of the product is never -0 (as `dot_general`'s are not): `gemm` can give -0
+    // for products of zeros, which a maximum or minimum would keep.
+    let zero = T::from_f64(0.0);
+    let (id, abs, square) = (move |x: T| x + zero, |x: T| x.abs(), |x: T| x * x);
     // SAFETY: passed on to our caller.
     unsafe {
         match (map, op) {
@@ -382,6 +393,7 @@ unsafe fn reduce_tile<T: Real>(tile: &Tile<T>, dst: Shared<T>, map: DotMap, op: 
             (DotMap::Identity, ReduceOp::Max) => reduce_with(tile, dst, init, id, max),
             (DotMap::Abs, ReduceOp::Max) => reduce_with(tile, dst, init, abs, max),
             (DotMap::Square, ReduceOp::Max) => reduce_with(tile, dst, init, square, max),
+            // The shape rule admits a sum, maximum or minimum only.
             (DotMap::Identity, _) => reduce_with(tile, dst, init, id, min),
             (DotMap::Abs, _) => reduce_with(tile, dst, init, abs, min),
             (DotMap::Square, _) => reduce_with(tile, dst, init, square, min),
@@ -436,12 +448,22 @@ unsafe fn reduce_with<T: Real>(
 
 /// The bytes a reduced product holds beyond its operands and result while it runs, at
 /// most: `dot_general`'s copies of operands that are not one strided walk per group of
-/// dimensions, copies of operands whose rows must be reordered into runs, and one tile
-/// per thread.
+/// dimensions, copies of operands whose rows must be reordered into runs, the offsets and
+/// runs of rows and columns (a few words each), and per thread a tile and `gemm`'s packed
+/// panels of it.
 pub(crate) fn scratch_bytes(p: &DotReduce, inputs: &[Aval]) -> usize {
     let copies = super::linalg::copy_bytes(&p.contracting, &p.batch, inputs);
     let reorders = inputs[0].nbytes() + inputs[1].nbytes();
-    copies + reorders + crate::env::parts() * TILE * TILE * inputs[0].dtype.size()
+    let (l, r) = (&inputs[0], &inputs[1]);
+    let size = |a: &Aval, dims: &[usize]| dims.iter().map(|&d| a.shape[d]).product::<usize>();
+    let lfree = free_dims(l.ndim(), &p.contracting.0, &p.batch.0);
+    let rfree = free_dims(r.ndim(), &p.contracting.1, &p.batch.1);
+    let (m, n, k) = (size(l, &lfree), size(r, &rfree), size(l, &p.contracting.0));
+    let index = 4 * std::mem::size_of::<usize>() * (m + n + size(l, &p.batch.0));
+    let elem = l.dtype.size();
+    let per_thread = elem * (TILE * TILE + 2 * TILE * k.min(super::linalg::PANEL_TERMS));
+    let threads = rayon::current_num_threads().max(crate::env::parts());
+    copies + reorders + index + threads * per_thread
 }
 
 #[cfg(test)]

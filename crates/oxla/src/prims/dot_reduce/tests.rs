@@ -27,6 +27,12 @@ fn check(l: &[usize], r: &[usize], p: DotReduce) {
     }
 }
 
+/// Products `a[.., i, t] b[.., t, j]` (batched over the leading dimension or not).
+fn matmuls(batched: bool, map: DotMap, op: ReduceOp, axes: &[usize]) -> DotReduce {
+    let b = if batched { vec![0] } else { vec![] };
+    params((vec![2], vec![1]), (b.clone(), b), map, op, axes)
+}
+
 fn params(c: Dims, b: Dims, map: DotMap, op: ReduceOp, axes: &[usize]) -> DotReduce {
     DotReduce {
         contracting: c,
@@ -40,13 +46,7 @@ fn params(c: Dims, b: Dims, map: DotMap, op: ReduceOp, axes: &[usize]) -> DotRed
 #[test]
 fn pairwise_abs_sums_match_the_product_reduced() {
     // Seed 000's prodl1: a[i] @ b[j] per pair, |.| summed over each 8 x 8 product.
-    let p = params(
-        (vec![2], vec![1]),
-        (vec![], vec![]),
-        DotMap::Abs,
-        ReduceOp::Sum,
-        &[1, 3],
-    );
+    let p = matmuls(false, DotMap::Abs, ReduceOp::Sum, &[1, 3]);
     check(&[70, 8, 8], &[70, 8, 8], p);
 }
 
@@ -64,21 +64,9 @@ fn every_map_and_reduction_over_leading_or_trailing_free_dimensions() {
 
 #[test]
 fn batched_products_reduce_free_dimensions_only() {
-    let p = params(
-        (vec![2], vec![1]),
-        (vec![0], vec![0]),
-        DotMap::Square,
-        ReduceOp::Sum,
-        &[2],
-    );
+    let p = matmuls(true, DotMap::Square, ReduceOp::Sum, &[2]);
     check(&[3, 600, 4], &[3, 4, 5], p);
-    let bad = params(
-        (vec![2], vec![1]),
-        (vec![0], vec![0]),
-        DotMap::Abs,
-        ReduceOp::Sum,
-        &[0],
-    );
+    let bad = matmuls(true, DotMap::Abs, ReduceOp::Sum, &[0]);
     let err = dot_reduce_rule(
         &bad,
         &[
@@ -123,4 +111,37 @@ fn nan_survives_a_maximum() {
     );
     let got = dot_reduce(&a, &b, &p).to_f64_vec();
     assert!(got.iter().all(|x| x.is_nan()));
+}
+
+#[test]
+fn f64_operands_and_copied_operands() {
+    let to64 = |a: &Array| crate::prims::elementwise::convert(a, DType::F64);
+    // The right operand's free dimensions (0, 2) are not one strided walk: it is copied.
+    let (a, b) = (to64(&ramp(&[40, 6, 30], 7)), to64(&ramp(&[5, 30, 9], 8)));
+    let p = matmuls(false, DotMap::Abs, ReduceOp::Sum, &[1, 3]);
+    let got = dot_reduce(&a, &b, &p);
+    assert_eq!(got.dtype(), DType::F64);
+    let want = unfused(&a, &b, &p).to_f64_vec();
+    for (g, w) in got.to_f64_vec().iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-12 * w.abs().max(1.0), "{g} against {w}");
+    }
+}
+
+#[test]
+fn products_of_no_terms_and_empty_batches() {
+    let p = params(
+        (vec![1], vec![0]),
+        (vec![], vec![]),
+        DotMap::Identity,
+        ReduceOp::Max,
+        &[1],
+    );
+    let zeros = dot_reduce(&ramp(&[5, 0], 1), &ramp(&[0, 7], 2), &p);
+    assert_eq!(
+        (zeros.shape(), zeros.to_f64_vec()),
+        (&[5][..], vec![0.0; 5])
+    );
+    let batched = matmuls(true, DotMap::Abs, ReduceOp::Sum, &[2]);
+    let empty = dot_reduce(&ramp(&[0, 3, 4], 1), &ramp(&[0, 4, 5], 2), &batched);
+    assert_eq!(empty.shape(), &[0, 3]);
 }

@@ -167,7 +167,7 @@ pub(crate) fn batch(
         Prim::Control(c) => c.batch(args, dims, n, name),
         Prim::Collective(_) => unreachable!("collectives batch above"),
         Prim::DotReduce(_) => {
-            unreachable!("dot_reduce is made by the compiler, after every transform")
+            unreachable!("a trace binds dot_reduce as the primitives it fuses")
         }
         Prim::DebugCallback(_) => unbatch(prim, args, dims, n),
         Prim::BroadcastInDim {
