@@ -161,15 +161,18 @@ fn offsets(sizes: &[usize], strides: &[usize]) -> Vec<usize> {
 /// order (`None` where it is already so), and where each run of equal offsets starts,
 /// with the end last.
 fn runs(offs: &[usize]) -> (Option<Vec<usize>>, Vec<usize>) {
-    let mut order: Vec<usize> = (0..offs.len()).collect();
-    order.sort_by_key(|&i| offs[i]);
     let grouped = offs.windows(2).all(|w| w[0] <= w[1]);
-    let sorted = |i: usize| offs[order[i]];
+    let order = (!grouped).then(|| {
+        let mut order: Vec<usize> = (0..offs.len()).collect();
+        order.sort_by_key(|&i| offs[i]);
+        order
+    });
+    let sorted = |i: usize| order.as_ref().map_or(offs[i], |o| offs[o[i]]);
     let mut starts: Vec<usize> = (0..offs.len())
         .filter(|&i| i == 0 || sorted(i) != sorted(i - 1))
         .collect();
     starts.push(offs.len());
-    (if grouped { None } else { Some(order) }, starts)
+    (order, starts)
 }
 
 /// `m` with its rows (`[batch, rows, k]`) in `order`, as a contiguous copy.
@@ -301,10 +304,6 @@ fn reduced_product<T: Real>(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
     let dst = Shared(result.as_mut_slice::<T>().as_mut_ptr());
     let (ls, rs) = (l.data.as_slice::<T>(), r.data.as_slice::<T>());
     let (lsd, rsd) = (l.strides, r.strides);
-    let (lp, rp) = (
-        Shared(ls.as_ptr().cast_mut()),
-        Shared(rs.as_ptr().cast_mut()),
-    );
     let (map, op) = (p.map, p.op);
     tasks.par_iter().for_each(|&(b, (r0, r1), (c0, c1))| {
         let mut tile = vec![init; TILE * TILE];
@@ -330,25 +329,23 @@ fn reduced_product<T: Real>(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
                         [h, w, k],
                         (tile.as_mut_ptr(), w),
                         (
-                            lp.get()
-                                .offset(b as isize * lsd[0] + p0 as isize * lsd[1])
-                                .cast_const(),
+                            ls.as_ptr()
+                                .offset(b as isize * lsd[0] + p0 as isize * lsd[1]),
                             [lsd[1], lsd[2]],
                         ),
                         (
-                            rp.get()
-                                .offset(b as isize * rsd[0] + q0 as isize * rsd[1])
-                                .cast_const(),
+                            rs.as_ptr()
+                                .offset(b as isize * rsd[0] + q0 as isize * rsd[1]),
                             [rsd[1], rsd[2]],
                         ),
                         gemm::Parallelism::None,
                     )
                 }
-                let rows: Vec<usize> = orow[p0..p0 + h].iter().map(|&o| boff[b] + o).collect();
                 let tile = Tile {
                     values: &tile[..h * w],
                     width: w,
-                    rows: &rows,
+                    base: boff[b],
+                    rows: &orow[p0..p0 + h],
                     segs: &segs,
                 };
                 // SAFETY: the tile's results are those of this task's batch, row runs and
@@ -365,7 +362,9 @@ struct Tile<'a, T> {
     /// `rows.len() x width` elements, row-major.
     values: &'a [T],
     width: usize,
-    /// Each row's offset in the result.
+    /// The batch's offset in the result.
+    base: usize,
+    /// Each row's offset in the result, from the batch's.
     rows: &'a [usize],
     /// Columns by run: `(first, end, the run's offset in the result)`.
     segs: &'a [(usize, usize, usize)],
@@ -374,7 +373,7 @@ struct Tile<'a, T> {
 /// Reduces `tile` into the results at `dst`, with the map and reduction compiled in.
 ///
 /// # Safety
-/// Every `row + seg` offset of the tile must be an element of `dst` that no other thread
+/// Every `base + row + seg` offset of the tile must be an element of `dst` that no other thread
 /// touches meanwhile.
 unsafe fn reduce_tile<T: Real>(tile: &Tile<T>, dst: Shared<T>, map: DotMap, op: ReduceOp, init: T) {
     let sum = |a: T, b: T| a + b;
@@ -417,7 +416,8 @@ unsafe fn reduce_with<T: Real>(
     f: impl Fn(T) -> T,
     g: impl Fn(T, T) -> T,
 ) {
-    for (row, &base) in tile.values.chunks_exact(tile.width).zip(tile.rows) {
+    for (row, &r) in tile.values.chunks_exact(tile.width).zip(tile.rows) {
+        let base = tile.base + r;
         for &(q0, q1, off) in tile.segs {
             let xs = &row[q0..q1];
             let mut acc = [init; LANES];
