@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use oxla::{jit, numpy as jnp, random, vmap, Tensor};
+use oxla::{grad, jit, numpy as jnp, random, vmap, Tensor};
 
 use crate::limits::{affinity_work, lattice_work, mlp_work, prodl1_work, spd_work, Work};
 use crate::measure::{
@@ -124,6 +124,26 @@ pub static WORKLOADS: &[Workload] = &[
         oxla: |q| grads(false, big_batch(q)),
         jax: |q| ("pegrad.py", pegrad_args(big_batch(q))),
         parse: |t| parse_pegrad(t, "mean"),
+        work: |q| mlp_work(big_batch(q), false),
+    },
+    Workload {
+        name: "pergrad-2048-vj",
+        about: "per-example gradients as vmap(jit(grad(loss))): jit inside an eager vmap",
+        target: "0.2",
+        unit: Unit::Seconds,
+        oxla: |q| grads_inside(true, big_batch(q)),
+        jax: |q| ("pegrad.py", orders_args(big_batch(q))),
+        parse: |t| parse_pegrad(t, "vj_per_example"),
+        work: |q| mlp_work(big_batch(q), true),
+    },
+    Workload {
+        name: "meangrad-2048-gj",
+        about: "mean gradient as grad(jit(mean loss)): jit inside an eager grad",
+        target: "1.0",
+        unit: Unit::Seconds,
+        oxla: |q| grads_inside(false, big_batch(q)),
+        jax: |q| ("pegrad.py", orders_args(big_batch(q))),
+        parse: |t| parse_pegrad(t, "gj_mean"),
         work: |q| mlp_work(big_batch(q), false),
     },
     Workload {
@@ -297,6 +317,11 @@ fn pegrad_args(b: usize) -> Vec<String> {
     vec![b.to_string(), "mlp".into()]
 }
 
+/// `pegrad.py`'s arguments for the other orders of `jit` and the transforms.
+fn orders_args(b: usize) -> Vec<String> {
+    vec![b.to_string(), "mlp".into(), "orders".into()]
+}
+
 /// Seconds `f` takes.
 pub fn seconds<O>(f: impl FnOnce() -> O) -> (f64, O) {
     let t = Instant::now();
@@ -370,17 +395,46 @@ fn affinity(mode: Mode, quick: bool) -> Measure {
 }
 
 fn grads(per_example: bool, batch: usize) -> Measure {
-    let data = seeds::mlp_data(batch);
     let f = if per_example {
         seeds::per_example_grads()
     } else {
         seeds::mean_grad()
     };
-    f.call(data.clone()).expect("compiles");
-    // As JAX's script does: twenty calls, timed together.
+    steps(batch, |a| f.call(a).expect("runs"))
+}
+
+/// The same gradients with `jit` inside the eager transform: `vmap(jit(grad(loss)))` and
+/// `grad(jit(mean_loss))`.
+fn grads_inside(per_example: bool, batch: usize) -> Measure {
+    type Data = (seeds::Params, Tensor, Tensor);
+    let inner = jit(grad(seeds::mlp_loss).as_fn());
+    let mean_loss = jit(|a: Data| {
+        vmap(seeds::mlp_loss)
+            .in_axes((None, 0, 0))
+            .call(a)
+            .mean(None)
+    });
+    if per_example {
+        steps(batch, |a: Data| {
+            vmap(|a| inner.call(a).expect("runs"))
+                .in_axes((None, 0, 0))
+                .call(a)
+        })
+    } else {
+        steps(batch, |a: Data| {
+            grad(|a| mean_loss.call(a).expect("runs")).call(a)
+        })
+    }
+}
+
+/// The steady time of `step` on the MLP's data: one call first, then twenty timed
+/// together, as JAX's script does.
+fn steps(batch: usize, step: impl Fn((seeds::Params, Tensor, Tensor)) -> seeds::Params) -> Measure {
+    let data = seeds::mlp_data(batch);
+    step(data.clone());
     let (s, _) = seconds(|| {
         for _ in 0..20 {
-            f.call(data.clone()).expect("runs");
+            step(data.clone());
         }
     });
     Measure::new(s / 20.0, None)

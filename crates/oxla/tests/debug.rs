@@ -266,6 +266,30 @@ fn scan_prints_at_every_step_eagerly_and_under_jit() {
 }
 
 #[test]
+fn a_jitted_step_prints_on_the_forward_pass_only() {
+    // The step is a `jit` call under the eager scan and grad: the backward pass, which
+    // recomputes the steps, prints nothing, and neither do later calls that reuse the
+    // transformed calls.
+    let expected = "c=1.0 x=1.0\nc=1.0 x=2.0\nc=2.0 x=3.0\n";
+    let step = jit(body);
+    let run = |xs: Tensor| {
+        let s = |a: (Tensor, Tensor)| step.call(a).unwrap();
+        lax::scan(s, Tensor::scalar(1.0f32), xs).call().0
+    };
+    let xs = vec1(&[1.0, 2.0, 3.0]);
+    for _ in 0..2 {
+        let (g, out) = debug::capture(|| grad(run).call::<_, Tensor>(xs.clone()));
+        assert_eq!(out, expected);
+        assert_eq!(g.to_vec::<f32>(), vec![6.0, 3.0, 2.0]);
+        let (_, out) = debug::capture(|| run(xs.clone()));
+        assert_eq!(out, expected);
+    }
+    let grad_of_call = |x: Tensor| grad(|x: Tensor| jit(printing).call(x).unwrap()).call(x);
+    let (_, out) = debug::capture(|| grad_of_call(jnp::arange(3.0)));
+    assert_eq!(out, printed(&[0.0, 1.0, 2.0]));
+}
+
+#[test]
 fn vmap_of_scan_prints_each_step_per_example() {
     let run = |xs: Tensor| lax::scan(body, Tensor::scalar(1.0f32), xs).call().0;
     let (_, out) = debug::capture(|| vmap(run).call(jnp::arange(4.0).reshape(&[2, 2])));

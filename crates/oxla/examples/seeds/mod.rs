@@ -2,8 +2,8 @@
 //! Shared by the examples and the tests.
 #![allow(dead_code)]
 
-use oxla::compiler::Jit;
 use oxla::numpy as jnp;
+use oxla::Jit;
 use oxla::{grad, jit, nn, random, vmap, Tensor};
 
 /// Seed 004: `f(x) = (x[:, None] * x[None, :]).sum()`.

@@ -28,6 +28,6 @@ pub fn disable_jit<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Whether `jit` is disabled on this thread (inside [`disable_jit`]).
-pub(super) fn jit_disabled() -> bool {
+pub(crate) fn jit_disabled() -> bool {
     DISABLED.with(Cell::get)
 }

@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
 use super::kernel::{self, Target};
-use super::{awake, fuse, plan, simplify};
+use super::{awake, fuse, inline, plan, simplify};
 use crate::array::{quietly, AllocError, Array, Buffer};
 use crate::core::callback::{current_sink, with_sink};
 use crate::core::tree::{Tree, TreeDef};
@@ -29,7 +29,8 @@ impl Executable {
         crate::env::init_threads();
         let in_avals = cj.jaxpr.invars.iter().map(|v| v.aval.clone()).collect();
         let n_out = cj.jaxpr.outvars.len();
-        let jaxpr = simplify::reduce_products(simplify::simplify(cj));
+        let jaxpr = simplify::simplify(inline::inline_calls(cj));
+        let jaxpr = simplify::scale_products(simplify::reduce_products(jaxpr));
         let steps = fuse::fuse(&jaxpr);
         let plan = plan::plan(&jaxpr, &steps);
         Executable {
@@ -94,7 +95,7 @@ impl Executable {
 
     /// Runs on leaves of the avals compiled for, if the plan fits the memory limits (on
     /// every process its maps span).
-    pub(super) fn run_leaves<O: Tree>(
+    pub(crate) fn run_leaves<O: Tree>(
         &self,
         leaves: &[Tensor],
         times: Option<&mut Vec<Duration>>,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// A bound axis: its name, its size and, for an axis split over devices in uneven blocks
 /// (`vmap(f).devices`), the examples each device holds.
-type Bound = (Arc<str>, usize, Option<Arc<[usize]>>);
+pub(crate) type Bound = (Arc<str>, usize, Option<Arc<[usize]>>);
 
 thread_local! {
     /// The bound axes, innermost last.
@@ -56,6 +56,12 @@ pub(crate) fn split_rows(name: &str) -> Option<Arc<[usize]>> {
             .find(|(n, ..)| &**n == name)
             .and_then(|(.., rows)| rows.clone())
     })
+}
+
+/// The bound axes, outermost first: all a trace reads of the environment (collectives'
+/// sizes and splits), so caches of traced programs key by it.
+pub(crate) fn bound_axes() -> Vec<Bound> {
+    AXES.with(|a| a.borrow().clone())
 }
 
 fn with_axes<R>(axes: Vec<Bound>, f: impl FnOnce() -> R) -> R {

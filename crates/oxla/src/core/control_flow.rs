@@ -11,7 +11,12 @@ use super::{ClosedJaxpr, Tensor};
 use crate::array::{Array, Aval};
 use crate::memory::{BufferInfo, ChunkPlan, DevicePlan};
 
-/// A control-flow primitive: the chunked map, `scan`, `cond` or `while`.
+/// The backward half of [`ControlFlow::linearize`]: cotangents of the operands (`None`
+/// where inactive) from the results' cotangents.
+pub type Pullback = Box<dyn Fn(&[Option<Tensor>]) -> Vec<Option<Tensor>> + Send + Sync>;
+
+/// A primitive holding bodies: the chunked map, `scan`, `cond`, `while`, the map over
+/// devices, or a `jit` call.
 ///
 /// Two are one primitive only if they are one object: equality and hashing are by
 /// identity, so the compiler never merges two loops because their parameters print alike.
@@ -68,6 +73,20 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     /// The mapped axis the primitive binds for its bodies (a map over devices), which
     /// shadows an enclosing axis of the same name.
     fn binds_axis(&self) -> Option<&str> {
+        None
+    }
+
+    /// Reverse mode in two halves, for a primitive that keeps what its backward pass
+    /// needs: the results of a forward pass that differentiates the `active` operands, and
+    /// the pullback from the results' cotangents (`None` is a zero) to those operands'.
+    /// `None` where the primitive has no such pass: [`vjp`](Self::vjp) recomputes then.
+    fn linearize(&self, _ins: &[Tensor], _active: &[bool]) -> Option<(Vec<Tensor>, Pullback)> {
+        None
+    }
+
+    /// For a call (`jit`), the body it applies to its operands, which a program being
+    /// compiled inlines.
+    fn call_body(&self) -> Option<&ClosedJaxpr> {
         None
     }
 

@@ -13,10 +13,12 @@ pub mod tree;
 pub use crate::array::Aval;
 pub use axis_env::axis_env;
 pub use callback::HostCallback;
-pub use control_flow::ControlFlow;
+pub use control_flow::{ControlFlow, Pullback};
 pub use jaxpr::{Atom, ClosedJaxpr, Eqn, Jaxpr, Var};
 pub use pretty::Pretty;
 pub use prim::Prim;
 pub use tensor::Tensor;
 pub use trace::{bind, eval_jaxpr, is_tracing, make_jaxpr, trace, trace_avals};
-pub(crate) use trace::{current_line, for_compiler, trace_for_compiler, user_line, with_line};
+pub(crate) use trace::{
+    current_line, for_compiler, trace_avals_for_compiler, trace_for_compiler, user_line, with_line,
+};

@@ -100,6 +100,17 @@ pub(crate) fn trace_for_compiler<A: Tree, O: Tree>(
     f: impl FnOnce(A) -> O,
     args: &A,
 ) -> (ClosedJaxpr, O) {
+    let in_avals: Vec<Aval> = args.leaves().iter().map(Tensor::aval).collect();
+    trace_avals_for_compiler(f, args, &in_avals)
+}
+
+/// As [`trace_for_compiler`], at explicit input avals (as [`trace_avals`]).
+#[track_caller]
+pub(crate) fn trace_avals_for_compiler<A: Tree, O: Tree>(
+    f: impl FnOnce(A) -> O,
+    args: &A,
+    in_avals: &[Aval],
+) -> (ClosedJaxpr, O) {
     // Put back what the flag held, also when `f` panics.
     struct Restore(bool);
     impl Drop for Restore {
@@ -108,7 +119,7 @@ pub(crate) fn trace_for_compiler<A: Tree, O: Tree>(
         }
     }
     let _restore = Restore(FOR_COMPILER.with(|c| c.replace(true)));
-    trace(f, args)
+    trace_avals(f, args, in_avals)
 }
 
 /// Whether the primitives bound now are traced for the compiler: inside
@@ -193,6 +204,12 @@ fn unfused_dot_reduce(
 fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
     if matches!(prim, Prim::DebugCallback(_)) && effects_dropped() {
         return Vec::new();
+    }
+    if let Prim::Control(c) = &prim {
+        if let (Some(body), true) = (c.call_body(), effects_dropped() && prim.has_effects()) {
+            // The callbacks inside a call are dropped as the body's equations are bound.
+            return eval_jaxpr(body, inputs);
+        }
     }
     if let Prim::DotReduce(p) = &prim {
         if is_tracing() || inputs.iter().any(Tensor::is_tracer) {

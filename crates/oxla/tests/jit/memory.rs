@@ -36,6 +36,29 @@ fn memory_analysis_names_the_largest_buffer_and_its_line() {
 }
 
 #[test]
+fn cosine_affinities_hold_the_images_and_the_result_alone() {
+    // Seed 000's cosine mode: the normalised images are never stored; the product of the
+    // images themselves is scaled by the norms in place.
+    let imgs = random::normal(&random::key(2), &[800, 20, 20]);
+    let c = jit(|x: Tensor| seeds::affinity_cosine(&x))
+        .lower(&imgs)
+        .compile();
+    let m = c.memory_analysis();
+    let (images, result) = (800 * 400 * 4, 800 * 800 * 4);
+    assert_eq!((m.argument_bytes, m.output_bytes), (images, result), "{m}");
+    // The product is the result's buffer, scaled in place; beside them only the norms.
+    assert_eq!(m.in_place_results, 1, "{m}");
+    assert!(
+        m.peak_bytes <= images + result + 16 * 800 * 4 + m.scratch_bytes,
+        "{m}"
+    );
+    let (got, want) = (c.call(imgs.clone()).unwrap(), seeds::affinity_cosine(&imgs));
+    for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+        assert!((a - b).abs() <= 1e-5, "{a} against {b}");
+    }
+}
+
+#[test]
 fn results_take_the_buffers_of_values_that_die() {
     let f = |x: Tensor| {
         let a = jnp::matmul(&x, &x);

@@ -9,6 +9,8 @@
 //! - `gather.rs`: reductions of gathered windows;
 //! - `products.rs`: reductions of products made into one `dot_reduce`, which never stores
 //!   the product (after the others, on the program the compiler plans);
+//! - `scaled.rs`: products of scaled operands scale the product instead, so the scaled
+//!   operands are never stored (last, on the program the compiler plans);
 //! - `random.rs`: the words of the Threefry cipher computed where they are read;
 //! - `redundant.rs`: common subexpressions and dead code.
 //!
@@ -26,10 +28,12 @@ mod products;
 mod random;
 mod reductions;
 mod redundant;
+mod scaled;
 
 use std::collections::HashMap;
 
 pub(crate) use products::reduce_products;
+pub(crate) use scaled::scale_products;
 
 use crate::array::{Array, DType};
 use crate::core::{Atom, ClosedJaxpr, Eqn, Jaxpr, Prim, Tensor, Var};
@@ -60,6 +64,25 @@ struct Pass {
     consts: Vec<Tensor>,
     next_id: u32,
     changed: bool,
+}
+
+/// How many times each variable is read, by equations and by the program's outputs; an
+/// output counts twice, so that a value the program returns is never rewritten away.
+fn reads(j: &Jaxpr) -> HashMap<u32, usize> {
+    let mut uses: HashMap<u32, usize> = HashMap::new();
+    let read = j.eqns.iter().flat_map(|e| &e.inputs).chain(&j.outvars);
+    for v in read.chain(&j.outvars).filter_map(Atom::var) {
+        *uses.entry(v.id).or_default() += 1;
+    }
+    uses
+}
+
+/// The equation that makes each variable.
+fn producers(j: &Jaxpr) -> HashMap<u32, &Eqn> {
+    j.eqns
+        .iter()
+        .flat_map(|e| e.outputs.iter().map(move |o| (o.id, e)))
+        .collect()
 }
 
 fn max_id(j: &Jaxpr) -> u32 {

@@ -8,8 +8,6 @@
 //! alone), and `dot_reduce` has no transformation rules, so it must not reach a program
 //! that is transformed afterwards.
 
-use std::collections::HashMap;
-
 use super::redundant::dce;
 use crate::array::DType;
 use crate::core::{Atom, ClosedJaxpr, Eqn, Prim};
@@ -24,20 +22,8 @@ const FROM_BYTES: usize = 1 << 20;
 /// `dot_reduce`.
 pub(crate) fn reduce_products(cj: ClosedJaxpr) -> ClosedJaxpr {
     let j = &cj.jaxpr;
-    let mut uses: HashMap<u32, usize> = HashMap::new();
-    let read = j.eqns.iter().flat_map(|e| &e.inputs).chain(&j.outvars);
-    for v in read.filter_map(Atom::var) {
-        *uses.entry(v.id).or_default() += 1;
-    }
-    // Program outputs count twice, so that a product that is also an output stays.
-    for v in j.outvars.iter().filter_map(Atom::var) {
-        *uses.entry(v.id).or_default() += 1;
-    }
-    let producer: HashMap<u32, &Eqn> = j
-        .eqns
-        .iter()
-        .flat_map(|e| e.outputs.iter().map(move |o| (o.id, e)))
-        .collect();
+    let uses = super::reads(j);
+    let producer = super::producers(j);
     let read_times = |a: &Atom, n: usize| a.var().is_some_and(|v| uses.get(&v.id) == Some(&n));
     let made_by = |a: &Atom| a.var().and_then(|v| producer.get(&v.id).copied());
     let mut changed = false;

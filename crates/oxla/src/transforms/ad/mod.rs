@@ -22,4 +22,4 @@ pub use grad::{grad, value_and_grad, Argnums, First, Grad, Selection, ValueAndGr
 pub use jacobian::{
     hessian, jacfwd, jacrev, Hessian, HessianSelection, Jacobian, JacobianSelection, Nest,
 };
-pub(crate) use replay::{jvp_jaxpr, vjp_jaxpr};
+pub(crate) use replay::{jvp_jaxpr, vjp_jaxpr, vjp_jaxpr_outs};

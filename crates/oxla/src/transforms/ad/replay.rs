@@ -6,7 +6,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::core::callback::without_effects;
-use crate::core::{bind, with_line, Atom, ClosedJaxpr, Tensor};
+use crate::core::control_flow::Pullback;
+use crate::core::{bind, with_line, Atom, ClosedJaxpr, Prim, Tensor};
 use crate::transforms::{jvp_rules, vjp_rules};
 
 /// Values of a forward pass, kept for the backward pass.
@@ -14,6 +15,8 @@ pub(super) struct Forward {
     cj: ClosedJaxpr,
     env: HashMap<u32, Tensor>,
     active: HashSet<u32>,
+    /// The backward halves of the equations run in two halves, by index.
+    pullbacks: HashMap<usize, Pullback>,
 }
 
 impl Forward {
@@ -36,13 +39,24 @@ impl Forward {
                 active.insert(v.id);
             }
         }
-        for e in &j.eqns {
+        let mut pullbacks = HashMap::new();
+        for (i, e) in j.eqns.iter().enumerate() {
             let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&env, a)).collect();
-            let outs = with_line(e.source, || bind(e.prim.clone(), &ins, e.source));
-            let live = e
+            let act: Vec<bool> = e
                 .inputs
                 .iter()
-                .any(|a| matches!(a, Atom::Var(v) if active.contains(&v.id)));
+                .map(|a| matches!(a, Atom::Var(v) if active.contains(&v.id)))
+                .collect();
+            let live = act.iter().any(|&a| a);
+            let outs = with_line(e.source, || {
+                if let (Prim::Control(c), true) = (&e.prim, live) {
+                    if let Some((outs, pullback)) = c.linearize(&ins, &act) {
+                        pullbacks.insert(i, pullback);
+                        return outs;
+                    }
+                }
+                bind(e.prim.clone(), &ins, e.source)
+            });
             for (v, t) in e.outputs.iter().zip(outs) {
                 if live && t.dtype().is_inexact() {
                     active.insert(v.id);
@@ -51,7 +65,13 @@ impl Forward {
             }
         }
         let outs = j.outvars.iter().map(|a| read(&env, a)).collect();
-        (Forward { cj, env, active }, outs)
+        let forward = Forward {
+            cj,
+            env,
+            active,
+            pullbacks,
+        };
+        (forward, outs)
     }
 
     fn is_active(&self, a: &Atom) -> bool {
@@ -82,10 +102,19 @@ impl Forward {
                 }
             }
         }
-        for e in j.eqns.iter().rev() {
+        for (i, e) in j.eqns.iter().enumerate().rev() {
             let cts: Vec<Option<Tensor>> = e.outputs.iter().map(|v| ct.remove(&v.id)).collect();
             let act: Vec<bool> = e.inputs.iter().map(|a| self.is_active(a)).collect();
             if cts.iter().all(Option::is_none) || !act.iter().any(|&a| a) {
+                continue;
+            }
+            if let Some(pullback) = self.pullbacks.get(&i) {
+                let in_cts = with_line(e.source, || pullback(&cts));
+                for ((a, c), &live) in e.inputs.iter().zip(in_cts).zip(&act) {
+                    if let (Atom::Var(v), Some(c), true) = (a, c, live) {
+                        add(&mut ct, v.id, c);
+                    }
+                }
                 continue;
             }
             let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&self.env, a)).collect();
@@ -111,8 +140,19 @@ pub(crate) fn vjp_jaxpr(
     active: &[bool],
     cts: &[Option<Tensor>],
 ) -> Vec<Option<Tensor>> {
-    let (forward, _) = Forward::run(cj.clone(), primals, active);
-    forward.backward(cts)
+    vjp_jaxpr_outs(cj, primals, active, cts).1
+}
+
+/// As [`vjp_jaxpr`], with the outputs of the forward pass too.
+pub(crate) fn vjp_jaxpr_outs(
+    cj: &ClosedJaxpr,
+    primals: &[Tensor],
+    active: &[bool],
+    cts: &[Option<Tensor>],
+) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
+    let (forward, outs) = Forward::run(cj.clone(), primals, active);
+    let in_cts = forward.backward(cts);
+    (outs, in_cts)
 }
 
 fn read(env: &HashMap<u32, Tensor>, a: &Atom) -> Tensor {
