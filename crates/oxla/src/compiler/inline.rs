@@ -12,15 +12,7 @@ pub(super) fn inline_calls(cj: ClosedJaxpr) -> ClosedJaxpr {
         return cj;
     }
     let mut s = Splice {
-        next_id: cj
-            .jaxpr
-            .constvars
-            .iter()
-            .chain(&cj.jaxpr.invars)
-            .chain(cj.jaxpr.eqns.iter().flat_map(|e| &e.outputs))
-            .map(|v| v.id + 1)
-            .max()
-            .unwrap_or(0),
+        next_id: super::max_id(&cj.jaxpr),
         eqns: vec![],
         constvars: cj.jaxpr.constvars.clone(),
         consts: cj.consts.clone(),

@@ -23,6 +23,7 @@ use crate::memory::MemoryAnalysis;
 pub use disable::disable_jit;
 pub(crate) use disable::jit_disabled;
 pub(crate) use executable::Executable;
+use simplify::max_id;
 pub(crate) use simplify::simplify;
 
 /// Whether a `jit` call on `args` made now runs its compiled program: no trace is open,

@@ -12,11 +12,13 @@ use crate::core::control_flow::debug_by_identity;
 use crate::core::tree::Tree;
 use crate::core::{bind, trace_avals, Aval, ClosedJaxpr, ControlFlow, Prim, Tensor};
 use crate::ops as lax;
-use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr};
+use crate::transforms::ad::vjp_jaxpr;
 use crate::transforms::batching::batch_jaxpr;
 use crate::transforms::batching::moveaxis;
 use crate::transforms::bodies::open;
-use crate::transforms::bodies::{dense_tangents, float_positions, sparse_tangents, trace_on};
+use crate::transforms::bodies::{
+    float_positions, jvp_body, jvp_operands, sparse_tangents, trace_on,
+};
 use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::place_output;
 use std::panic::Location;
@@ -255,19 +257,11 @@ impl ControlFlow for CondSpec {
     ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
         let np = primals.len() - 1;
         // The operands (after the index) with tangents.
-        let live: Vec<usize> = (0..np).filter(|&i| tangents[i + 1].is_some()).collect();
-        let mut ops = primals[1..].to_vec();
-        ops.extend(live.iter().map(|&i| tangents[i + 1].clone().expect("live")));
+        let (ops, live) = jvp_operands(&primals[1..], &tangents[1..]);
         let n_out = self.branches[0].jaxpr.outvars.len();
         let fo = float_positions(&self.branches[0].jaxpr.out_avals());
         let mut outs = self.derive(&primals[0], &ops, &|b| {
-            trace_on(&ops, |xs| {
-                let t = sparse_tangents(xs[np..].to_vec(), &live, np);
-                let (o, to) = jvp_jaxpr(b, &xs[..np], t);
-                let mut r = o.clone();
-                r.extend(dense_tangents(&o, &to, &fo));
-                r
-            })
+            trace_on(&ops, |xs| jvp_body(b, &xs, np, &live, &fo))
         });
         let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
         (outs, touts)

@@ -19,9 +19,9 @@ use crate::core::{
     bind, trace_avals_for_compiler, trace_for_compiler, ClosedJaxpr, ControlFlow, Prim, Pullback,
     Tensor,
 };
-use crate::transforms::ad::{jvp_jaxpr, vjp_jaxpr_outs};
+use crate::transforms::ad::vjp_jaxpr_outs;
 use crate::transforms::batching::{batch_jaxpr, moveaxis};
-use crate::transforms::bodies::{dense_tangents, float_positions, open, sparse_tangents};
+use crate::transforms::bodies::{float_positions, jvp_body, jvp_operands, open, sparse_tangents};
 use crate::transforms::jvp_rules::zeros_of_aval;
 
 /// The parameters of a `jit` call: the callee's name and its jaxpr, whose inputs are the
@@ -328,18 +328,12 @@ impl ControlFlow for JitCall {
         primals: &[Tensor],
         tangents: &[Option<Tensor>],
     ) -> (Vec<Tensor>, Vec<Option<Tensor>>) {
-        let np = primals.len();
-        let live: Vec<usize> = (0..np).filter(|&i| tangents[i].is_some()).collect();
-        let mut ops = primals.to_vec();
-        ops.extend(live.iter().map(|&i| tangents[i].clone().expect("live")));
+        let (ops, live) = jvp_operands(primals, tangents);
         let n_out = self.body.jaxpr.outvars.len();
         let fo = float_positions(&self.body.jaxpr.out_avals());
         let (mut outs, _) = self.derive(Derivation::Jvp(live.clone()), &ops, |xs| {
-            let t = sparse_tangents(xs[np..].to_vec(), &live, np);
-            let (o, to) = jvp_jaxpr(&self.body, &xs[..np], t);
-            let mut r = o.clone();
-            r.extend(dense_tangents(&o, &to, &fo));
-            (r, vec![])
+            let outs = jvp_body(&self.body, &xs, primals.len(), &live, &fo);
+            (outs, vec![])
         });
         let touts = sparse_tangents(outs.split_off(n_out), &fo, n_out);
         (outs, touts)

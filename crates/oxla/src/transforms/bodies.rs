@@ -2,6 +2,7 @@
 //! `while`): tracing a body on operands, opening its constants into inputs, the positions
 //! tangents travel at, and a body's working memory.
 
+use super::ad::jvp_jaxpr;
 use super::jvp_rules::zeros_of_aval;
 use crate::compiler::Executable;
 use crate::core::{trace_avals, Aval, ClosedJaxpr, Jaxpr, Tensor, Var};
@@ -47,6 +48,36 @@ pub(crate) fn sparse_tangents(
         t[k] = Some(x);
     }
     t
+}
+
+/// The operands of a staged JVP: the primals, then the tangents that are not zeros,
+/// with those tangents' positions.
+pub(crate) fn jvp_operands(
+    primals: &[Tensor],
+    tangents: &[Option<Tensor>],
+) -> (Vec<Tensor>, Vec<usize>) {
+    let live: Vec<usize> = (0..primals.len())
+        .filter(|&i| tangents[i].is_some())
+        .collect();
+    let mut ops = primals.to_vec();
+    ops.extend(live.iter().map(|&i| tangents[i].clone().expect("live")));
+    (ops, live)
+}
+
+/// The staged JVP of `body` on `xs` ([`jvp_operands`] of its `np` primals, tangents at
+/// `live`): its results, then a tangent for each result at `floats`.
+pub(crate) fn jvp_body(
+    body: &ClosedJaxpr,
+    xs: &[Tensor],
+    np: usize,
+    live: &[usize],
+    floats: &[usize],
+) -> Vec<Tensor> {
+    let t = sparse_tangents(xs[np..].to_vec(), live, np);
+    let (mut outs, touts) = jvp_jaxpr(body, &xs[..np], t);
+    let tangents = dense_tangents(&outs, &touts, floats);
+    outs.extend(tangents);
+    outs
 }
 
 /// The most bytes any of `bodies` plans beyond the first `shared` bytes of its inputs (the

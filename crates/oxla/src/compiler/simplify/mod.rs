@@ -85,7 +85,17 @@ fn producers(j: &Jaxpr) -> HashMap<u32, &Eqn> {
         .collect()
 }
 
-fn max_id(j: &Jaxpr) -> u32 {
+/// `cj` with the equations `eqns` (a rewrite of its own), without those no result needs.
+fn with_eqns(cj: ClosedJaxpr, eqns: Vec<Eqn>) -> ClosedJaxpr {
+    let jaxpr = Jaxpr { eqns, ..cj.jaxpr };
+    redundant::dce(ClosedJaxpr {
+        jaxpr,
+        consts: cj.consts,
+    })
+}
+
+/// One more than the largest variable id of `j`: where new variables start.
+pub(super) fn max_id(j: &Jaxpr) -> u32 {
     let vars = j
         .constvars
         .iter()

@@ -8,7 +8,6 @@
 //! alone), and `dot_reduce` has no transformation rules, so it must not reach a program
 //! that is transformed afterwards.
 
-use super::redundant::dce;
 use crate::array::DType;
 use crate::core::{Atom, ClosedJaxpr, Eqn, Prim};
 use crate::prims::{BinaryOp, DotMap, DotReduce, ReduceOp, UnaryOp};
@@ -39,12 +38,7 @@ pub(crate) fn reduce_products(cj: ClosedJaxpr) -> ClosedJaxpr {
     if !changed {
         return cj;
     }
-    let mut jaxpr = cj.jaxpr.clone();
-    jaxpr.eqns = eqns;
-    dce(ClosedJaxpr {
-        jaxpr,
-        consts: cj.consts,
-    })
+    super::with_eqns(cj, eqns)
 }
 
 /// `e` as a `dot_reduce`, when it reduces (a map of) a large real product over free

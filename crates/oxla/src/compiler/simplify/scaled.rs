@@ -10,7 +10,6 @@
 
 use std::collections::HashMap;
 
-use super::redundant::dce;
 use crate::array::{shape_of, DType, Shape};
 use crate::core::{Atom, Aval, ClosedJaxpr, Eqn, Prim, Var};
 use crate::prims::BinaryOp;
@@ -53,12 +52,7 @@ pub(crate) fn scale_products(cj: ClosedJaxpr) -> ClosedJaxpr {
     if !changed {
         return cj;
     }
-    let mut jaxpr = cj.jaxpr.clone();
-    jaxpr.eqns = eqns;
-    dce(ClosedJaxpr {
-        jaxpr,
-        consts: cj.consts,
-    })
+    super::with_eqns(cj, eqns)
 }
 
 /// The scaled operands of `e`, a product worth rewriting: `f32` or `f64`, the scaled

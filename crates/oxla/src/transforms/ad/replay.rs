@@ -42,14 +42,11 @@ impl Forward {
         let mut pullbacks = HashMap::new();
         for (i, e) in j.eqns.iter().enumerate() {
             let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&env, a)).collect();
-            let act: Vec<bool> = e
-                .inputs
-                .iter()
-                .map(|a| matches!(a, Atom::Var(v) if active.contains(&v.id)))
-                .collect();
-            let live = act.iter().any(|&a| a);
+            let is_active = |a: &Atom| matches!(a, Atom::Var(v) if active.contains(&v.id));
+            let live = e.inputs.iter().any(is_active);
             let outs = with_line(e.source, || {
                 if let (Prim::Control(c), true) = (&e.prim, live) {
+                    let act: Vec<bool> = e.inputs.iter().map(is_active).collect();
                     if let Some((outs, pullback)) = c.linearize(&ins, &act) {
                         pullbacks.insert(i, pullback);
                         return outs;
@@ -108,19 +105,14 @@ impl Forward {
             if cts.iter().all(Option::is_none) || !act.iter().any(|&a| a) {
                 continue;
             }
-            if let Some(pullback) = self.pullbacks.get(&i) {
-                let in_cts = with_line(e.source, || pullback(&cts));
-                for ((a, c), &live) in e.inputs.iter().zip(in_cts).zip(&act) {
-                    if let (Atom::Var(v), Some(c), true) = (a, c, live) {
-                        add(&mut ct, v.id, c);
-                    }
+            let in_cts = with_line(e.source, || match self.pullbacks.get(&i) {
+                Some(pullback) => pullback(&cts),
+                None => {
+                    let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&self.env, a)).collect();
+                    let outs: Vec<Tensor> =
+                        e.outputs.iter().map(|v| self.env[&v.id].clone()).collect();
+                    vjp_rules::vjp(&e.prim, &ins, &outs, &cts, &act, e.source)
                 }
-                continue;
-            }
-            let ins: Vec<Tensor> = e.inputs.iter().map(|a| read(&self.env, a)).collect();
-            let outs: Vec<Tensor> = e.outputs.iter().map(|v| self.env[&v.id].clone()).collect();
-            let in_cts = with_line(e.source, || {
-                vjp_rules::vjp(&e.prim, &ins, &outs, &cts, &act, e.source)
             });
             for ((a, c), &live) in e.inputs.iter().zip(in_cts).zip(&act) {
                 if let (Atom::Var(v), Some(c), true) = (a, c, live) {
