@@ -199,9 +199,12 @@ fn matmul_loops<T: Mac>(l: &Matrix, r: &Matrix, out: &mut [T], [b, m, k, n]: [us
     }
 }
 
+/// The multiply-adds from which a product is worth splitting over threads.
+pub(super) const PARALLEL_MACS: usize = 1 << 21;
+
 /// Threads for a product of this size: all of them once it is worth a fork.
 pub(super) fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
-    if m * n * k >= 1 << 21 && crate::env::parts() > 1 {
+    if m * n * k >= PARALLEL_MACS && crate::env::parts() > 1 {
         gemm::Parallelism::Rayon(crate::env::parts())
     } else {
         gemm::Parallelism::None

@@ -24,7 +24,7 @@ use folds::epilogue;
 use lanes::{Out, Src};
 use run::Run;
 use schedule::{order, rows, Order, LANES};
-use scratch::{Kept, Scratch};
+use scratch::{Kept, Scratch, KEPT_MOST};
 
 /// Where a kernel writes its result.
 pub(crate) enum Target {
@@ -51,8 +51,8 @@ pub(crate) struct Prepared {
     out_strides: Vec<i64>,
     /// The kernel as a pairwise sum, run by its micro-kernel instead of the interpreter.
     pairwise: Option<Pairwise>,
-    /// Lane buffers kept between runs on the calling thread.
-    kept: Kept,
+    /// Lane buffers kept between runs on the calling thread, when they are small.
+    kept: Option<Kept>,
 }
 
 /// The least work (loop iterations times nodes) of a kernel split over threads.
@@ -102,14 +102,15 @@ fn prepare(k: &Kernel) -> Prepared {
         .find(|&p| steps_at(p) >= parts)
         .or_else(|| open.iter().copied().max_by_key(|&p| steps_at(p)))
         .filter(|&p| parallel && parts > 1 && steps_at(p) >= 2);
+    let kept = (run_bytes(k, &order) <= KEPT_MOST).then(Kept::default);
     Prepared {
         order,
         tiled,
         split,
         out_len: out_shape.iter().product(),
         out_strides,
+        kept,
         pairwise: Pairwise::detect(k),
-        kept: Kept::default(),
     }
 }
 
@@ -144,18 +145,27 @@ pub(crate) fn scratch_bytes(k: &Kernel) -> usize {
     if p.pairwise.is_some() {
         return threads * 1024 * std::mem::size_of::<f32>();
     }
-    let lanes = k.loops.get(p.order.vector).map_or(1, |&e| e.min(LANES)) * p.order.rows;
-    let root = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
-    let per_lane: usize = k.nodes.iter().map(|n| n.dtype.size()).sum::<usize>()
-        + root.size()
-        + k.out.aval.dtype.size()
-        + std::mem::size_of::<i64>();
     let runs = if p.split.is_some() || p.tiled.is_some() {
         threads
     } else {
         1
     };
-    runs * lanes.max(1) * per_lane
+    runs * run_bytes(k, &p.order)
+}
+
+/// The bytes of one run's lane buffers: a block of lanes for each node, a reduction's
+/// running values and epilogue, and the load offsets.
+fn run_bytes(k: &Kernel, order: &Order) -> usize {
+    let lanes = k.loops.get(order.vector).map_or(1, |&e| e.min(LANES)) * order.rows;
+    let root = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
+    let folded = if k.reduce.is_some() {
+        root.size() + k.out.aval.dtype.size()
+    } else {
+        0
+    };
+    let per_lane: usize =
+        k.nodes.iter().map(|n| n.dtype.size()).sum::<usize>() + folded + std::mem::size_of::<i64>();
+    lanes.max(1) * per_lane
 }
 
 /// Runs kernel `k` on its input buffers, writing the result into `target`.
@@ -294,7 +304,10 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         }
         _ => {
             let extent0 = order.loops.first().map_or(1, |&d| k.loops[d] as i64);
-            kept.put(go(new_run((0, 0, extent0), kept.take())));
+            let scratch = go(new_run((0, 0, extent0), kept.as_ref().and_then(Kept::take)));
+            if let Some(kept) = kept {
+                kept.put(scratch);
+            }
         }
     }
     // The loops may be coalesced: the result has the shape of the value computed.

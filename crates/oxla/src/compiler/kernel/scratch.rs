@@ -1,4 +1,4 @@
-//! The lane buffers of a run, and the ones a kernel keeps between calls.
+//! The lane buffers of a run, and the small ones a kernel keeps between calls.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -6,9 +6,12 @@ use super::ir::{Kernel, NodeOp};
 
 use super::lanes::Col;
 
-/// A run's lane buffers and index state, which a kernel that runs on the calling thread
-/// keeps from one call to the next: a small call spends more on allocating them than on
-/// its arithmetic.
+/// A run's lane buffers and index state. A kernel whose lane buffers are small (at most
+/// [`KEPT_MOST`] bytes) and that runs on the calling thread keeps them from one call to
+/// the next: a small call spends more on allocating them than on its arithmetic. Larger
+/// ones come from the thread's pool of small buffers (`array::Buffer`) and go back to it
+/// after the run, so that the kernels of a program share the same few, in cache, instead
+/// of each touching its own cold ones on every call.
 pub(super) struct Scratch {
     /// Every node's values.
     pub(super) cols: Vec<Col>,
@@ -31,6 +34,8 @@ impl Scratch {
     /// Buffers for a run of `k` in blocks of up to `lanes` lanes.
     pub(super) fn new(k: &Kernel, lanes: usize) -> Box<Scratch> {
         let root_dtype = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
+        // Only a reduction accumulates lanes and runs an epilogue on them.
+        let folded = if k.reduce.is_some() { lanes } else { 1 };
         // A literal holds one value.
         let room = |op: &NodeOp| {
             if matches!(op, NodeOp::Lit(_)) {
@@ -47,10 +52,10 @@ impl Scratch {
                 .collect(),
             idx: vec![0; k.loops.len()],
             alias: (0..k.nodes.len()).collect(),
-            offs: Vec::with_capacity(lanes),
-            acc: Col::new(root_dtype, lanes),
+            offs: Vec::new(),
+            acc: Col::new(root_dtype, folded),
             total: Col::new(root_dtype, 1),
-            epi: Col::new(k.out.aval.dtype, lanes),
+            epi: Col::new(k.out.aval.dtype, folded),
         })
     }
 
@@ -82,6 +87,9 @@ struct Slot {
     scratch: Option<Box<Scratch>>,
     bytes: usize,
 }
+
+/// The most bytes of lane buffers one kernel keeps between calls.
+pub(super) const KEPT_MOST: usize = 4 << 10;
 
 /// Bytes of lane buffers that all kernels keep between calls.
 static KEPT_BYTES: AtomicUsize = AtomicUsize::new(0);

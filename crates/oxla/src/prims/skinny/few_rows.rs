@@ -1,19 +1,32 @@
-//! Products of at most [`SMALL`](super::SMALL) rows whose right operand has contiguous
-//! rows: one step of a recurrent network, `h @ wh` for a batch of 16.
+//! Products of few rows whose right operand has contiguous rows: one step of a recurrent
+//! network, `h @ wh` for a batch of 16, or a layer of a deep network at batch 32, `h @ w`
+//! and its weight's gradient `h.T @ dz`.
 //!
-//! `gemm` packs the whole right operand into panels on every call, which for a 16-row
-//! result costs a good part of the product. Here it is read in place: a tile of 4 rows by
-//! 64 columns accumulates in registers while `b`'s rows stream through L1. (With `b`'s
-//! columns contiguous, `dz @ wh.T`, the kernels tried here were no faster than `gemm`.)
+//! `gemm` packs the whole right operand into panels on every call (into memory it
+//! allocates each time), which for a result of a few dozen rows costs a good part of the
+//! product. Here it is read in place: a tile of 4 rows by 64 columns accumulates in
+//! registers while `b`'s rows stream through L1. (With `b`'s columns contiguous,
+//! `dz @ wh.T`, the kernels tried here were no faster than `gemm`.)
 
 use std::mem::MaybeUninit;
 
 use super::{fma_scalar, load, View, L, V, WIDE};
 use crate::prims::isa::multiversion;
+use crate::prims::linalg::PARALLEL_MACS;
 
-/// The most multiply-adds taken here, on one thread; larger products go to `gemm`'s
-/// threads.
+/// The most multiply-adds taken here, on one thread, for at most [`SMALL`](super::SMALL)
+/// rows; larger products go to `gemm`'s threads.
 pub(super) const LARGEST: usize = 1 << 22;
+
+/// The most rows taken here, for a product small enough that `gemm` would run it on one
+/// thread too (fewer than [`PARALLEL_MACS`] multiply-adds).
+pub(super) const MOST_ROWS: usize = 64;
+
+/// Whether a product of `m x k` by `k x n` is taken here.
+pub(super) fn takes([m, k, n]: [usize; 3]) -> bool {
+    let macs = m * k * n;
+    (m <= super::SMALL && macs <= LARGEST) || (m <= MOST_ROWS && macs < PARALLEL_MACS)
+}
 
 /// Rows of one register tile.
 const TALL: usize = 4;

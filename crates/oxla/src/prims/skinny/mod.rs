@@ -1,5 +1,5 @@
 //! `f32` matrix products with one small dimension: a contraction of at most [`SMALL`]
-//! terms, or at most [`SMALL`] columns or rows (`few_rows`).
+//! terms, at most [`SMALL`] columns, or few rows (`few_rows`).
 //!
 //! `gemm` packs its operands into panels and runs a 64 x 6 register tile, which pays off
 //! when every dimension is large. When one is small — the gradients of a network's last
@@ -86,7 +86,7 @@ pub(super) fn product(
     } else if k <= SMALL && n >= L {
         few_terms(a, b, [m, k, n], out);
         true
-    } else if m <= SMALL && b.s[1] == 1 && m * k * n <= few_rows::LARGEST {
+    } else if b.s[1] == 1 && few_rows::takes([m, k, n]) {
         few_rows::product(a, b, [m, k, n], out);
         true
     } else {
@@ -364,7 +364,7 @@ mod tests {
             }
         }
         // Neither dimension small: left to gemm.
-        assert!(!check([40, 40, 40], true, false));
+        assert!(!check([80, 80, 80], true, false));
     }
 
     #[test]
@@ -376,6 +376,9 @@ mod tests {
                 [5, 40, 64 + 16 + 3],
                 [1, 33, 70],
                 [13, 200, 17],
+                [32, 64, 64],
+                [64, 32, 64 + 5],
+                [43, 20, 40],
             ] {
                 let took = check([m, k, n], a_cols, b_transposed);
                 let expected = !b_transposed;
