@@ -31,6 +31,16 @@ impl Col {
         }
     }
 
+    /// Makes room for `lanes` values of `dtype`, keeping the buffer when it is large enough.
+    pub(super) fn fit(&mut self, dtype: DType, lanes: usize) {
+        let bytes = lanes.max(1) * dtype.size();
+        let held = self.buf.len_bytes();
+        if held < bytes || !held.is_multiple_of(dtype.size()) {
+            self.buf = Buffer::zeroed(bytes);
+        }
+        (self.dtype, self.len, self.view) = (dtype, 0, None);
+    }
+
     #[inline(always)]
     pub(super) fn get(&self) -> Values<'_> {
         with_dtype!(self.dtype, T, {

@@ -304,9 +304,15 @@ pub(crate) fn run(k: &Kernel, mut inputs: Vec<Array>, target: Target) -> Array {
         }
         _ => {
             let extent0 = order.loops.first().map_or(1, |&d| k.loops[d] as i64);
-            let scratch = go(new_run((0, 0, extent0), kept.as_ref().and_then(Kept::take)));
-            if let Some(kept) = kept {
-                kept.put(scratch);
+            // A small kernel's own buffers, or (never kept by one) the thread's spare set.
+            let scratch = match kept {
+                Some(kept) => kept.take().unwrap_or_else(|| Scratch::new(k, lanes)),
+                None => Scratch::take(k, lanes),
+            };
+            let scratch = go(new_run((0, 0, extent0), Some(scratch)));
+            match kept {
+                Some(kept) => kept.put(scratch),
+                None => scratch.give_back(),
             }
         }
     }

@@ -1,17 +1,19 @@
 //! The lane buffers of a run, and the small ones a kernel keeps between calls.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::ir::{Kernel, NodeOp};
 
 use super::lanes::Col;
+use crate::array::DType;
 
 /// A run's lane buffers and index state. A kernel whose lane buffers are small (at most
 /// [`KEPT_MOST`] bytes) and that runs on the calling thread keeps them from one call to
 /// the next: a small call spends more on allocating them than on its arithmetic. Larger
-/// ones come from the thread's pool of small buffers (`array::Buffer`) and go back to it
-/// after the run, so that the kernels of a program share the same few, in cache, instead
-/// of each touching its own cold ones on every call.
+/// ones are the thread's spare set ([`Scratch::take`]), refitted to each kernel and given
+/// back after the run, so that the kernels of a program share the same few buffers, in
+/// cache, instead of each touching its own cold ones on every call, and allocate nothing.
 pub(super) struct Scratch {
     /// Every node's values.
     pub(super) cols: Vec<Col>,
@@ -28,40 +30,101 @@ pub(super) struct Scratch {
     pub(super) total: Col,
     /// The epilogue's results.
     pub(super) epi: Col,
+    /// Lane buffers beyond the current kernel's nodes, kept for a later one with more.
+    extra: Vec<Col>,
+}
+
+/// The most bytes of lane buffers a thread keeps spare between runs.
+const SPARE_MOST: usize = 256 << 10;
+
+thread_local! {
+    /// The lane buffers the last run on this thread gave back, for the next to refit.
+    static SPARE: RefCell<Option<Box<Scratch>>> = const { RefCell::new(None) };
+}
+
+/// What a kernel's nodes hold: a literal one value, any other node a value per lane.
+fn room(op: &NodeOp, lanes: usize) -> usize {
+    if matches!(op, NodeOp::Lit(_)) {
+        1
+    } else {
+        lanes
+    }
 }
 
 impl Scratch {
     /// Buffers for a run of `k` in blocks of up to `lanes` lanes.
     pub(super) fn new(k: &Kernel, lanes: usize) -> Box<Scratch> {
-        let root_dtype = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
-        // Only a reduction accumulates lanes and runs an epilogue on them.
-        let folded = if k.reduce.is_some() { lanes } else { 1 };
-        // A literal holds one value.
-        let room = |op: &NodeOp| {
-            if matches!(op, NodeOp::Lit(_)) {
-                1
-            } else {
-                lanes
-            }
-        };
+        let (root, folded) = Scratch::folds(k, lanes);
         Box::new(Scratch {
             cols: k
                 .nodes
                 .iter()
-                .map(|n| Col::new(n.dtype, room(&n.op)))
+                .map(|n| Col::new(n.dtype, room(&n.op, lanes)))
                 .collect(),
             idx: vec![0; k.loops.len()],
             alias: (0..k.nodes.len()).collect(),
             offs: Vec::new(),
-            acc: Col::new(root_dtype, folded),
-            total: Col::new(root_dtype, 1),
+            acc: Col::new(root, folded),
+            total: Col::new(root, 1),
             epi: Col::new(k.out.aval.dtype, folded),
+            extra: Vec::new(),
         })
+    }
+
+    /// The reduced value's dtype, and the lanes of the accumulator and the epilogue: only
+    /// a reduction accumulates lanes and runs an epilogue on them.
+    fn folds(k: &Kernel, lanes: usize) -> (DType, usize) {
+        let root = k.nodes.last().map_or(k.out.aval.dtype, |n| n.dtype);
+        (root, if k.reduce.is_some() { lanes } else { 1 })
+    }
+
+    /// Buffers for a run of `k` on this thread: the spare set the last run gave back,
+    /// refitted (a buffer too small for its node is replaced), or new ones.
+    pub(super) fn take(k: &Kernel, lanes: usize) -> Box<Scratch> {
+        let Some(mut s) = SPARE.with(|s| s.borrow_mut().take()) else {
+            return Scratch::new(k, lanes);
+        };
+        let n = k.nodes.len();
+        while s.cols.len() > n {
+            let c = s.cols.pop().expect("more columns than nodes");
+            s.extra.push(c);
+        }
+        while s.cols.len() < n {
+            let c = s.extra.pop().unwrap_or_else(|| Col::new(DType::U8, 0));
+            s.cols.push(c);
+        }
+        for (c, node) in s.cols.iter_mut().zip(&k.nodes) {
+            c.fit(node.dtype, room(&node.op, lanes));
+        }
+        s.idx.clear();
+        s.idx.resize(k.loops.len(), 0);
+        s.alias.clear();
+        s.alias.extend(0..n);
+        let (root, folded) = Scratch::folds(k, lanes);
+        // A reduction resets its accumulator whole: it holds exactly the lanes folded.
+        if s.acc.buf.len_bytes() == folded.max(1) * root.size() {
+            s.acc.fit(root, folded);
+        } else {
+            s.acc = Col::new(root, folded);
+        }
+        s.total.fit(root, 1);
+        s.epi.fit(k.out.aval.dtype, folded);
+        s
+    }
+
+    /// Gives the buffers back to this thread for its next run, unless they are large.
+    pub(super) fn give_back(mut self: Box<Self>) {
+        if self.bytes() > SPARE_MOST {
+            return;
+        }
+        self.clear();
+        SPARE.with(|s| *s.borrow_mut() = Some(self));
     }
 
     /// Bytes of its lane buffers.
     fn bytes(&self) -> usize {
-        let cols = self.cols.iter().chain([&self.acc, &self.total, &self.epi]);
+        let cols = self.cols.iter().chain(&self.extra);
+        let cols = cols.chain([&self.acc, &self.total, &self.epi]);
         cols.map(|c| c.buf.len_bytes()).sum()
     }
 
@@ -146,5 +209,59 @@ impl Clone for Kept {
 impl std::fmt::Debug for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Kept")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{disable_jit, jit, numpy as jnp, random, DType, Tensor};
+
+    /// Kernels of other node counts, dtypes and reductions, one after another on this
+    /// thread, each with lane buffers past what a kernel keeps: every run refits the spare
+    /// set the run before gave back. Their results against the same functions run eagerly.
+    #[test]
+    fn kernels_refit_the_spare_lane_buffers() {
+        let x = random::normal(&random::key(0), &[64, 300]);
+        let many = |x: Tensor| {
+            let z = jnp::tanh(&(&x * 0.5)) + jnp::exp(&(&x * 0.1)) * &x;
+            z - jnp::sin(&x) * jnp::cos(&(&x * 2.0)) + jnp::abs(&x).sqrt()
+        };
+        let ints = |x: Tensor| {
+            let i = (&x * 10.0).astype(DType::I32);
+            jnp::where_(x.gt(0.5), &i * 3, i)
+        };
+        let sums = |x: Tensor| (jnp::exp(&(&x * 0.2)) * &x).sum(1);
+        let doubles = |x: Tensor| (x.astype(DType::F64) * 1.5).max(0);
+        let fs = (jit(many), jit(ints), jit(sums), jit(doubles));
+        for round in 0..3 {
+            let x = &x * (1.0 + round as f64);
+            let got = [
+                fs.0.call(x.clone()).unwrap(),
+                fs.1.call(x.clone()).unwrap(),
+                fs.2.call(x.clone()).unwrap(),
+                fs.3.call(x.clone()).unwrap(),
+            ];
+            let want = disable_jit(|| {
+                [
+                    many(x.clone()),
+                    ints(x.clone()),
+                    sums(x.clone()),
+                    doubles(x.clone()),
+                ]
+            });
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.dtype(), w.dtype(), "function {i}");
+                let (g, w) = (
+                    g.astype(DType::F64).to_vec::<f64>(),
+                    w.astype(DType::F64).to_vec::<f64>(),
+                );
+                for (a, b) in g.iter().zip(&w) {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
+                        "function {i}, round {round}: {a} vs {b}"
+                    );
+                }
+            }
+        }
     }
 }
