@@ -10,8 +10,9 @@ use super::dtype::Elem;
 /// The alignment of every buffer: one cache line, and a full AVX-512 register.
 pub const ALIGN: usize = 64;
 
-/// Buffers up to this size are recycled through a per-thread pool: the compiler's kernels
-/// allocate many small lane buffers, and aligned allocation is slow.
+/// Buffers up to this size are recycled through a per-thread pool: small results and the
+/// lane buffers of kernels that are not refitted are allocated often, and aligned
+/// allocation is slow.
 const POOLED: usize = 4096;
 
 /// Buffers of at least this size are aligned to [`HUGE_PAGE`] and backed by transparent huge

@@ -32,11 +32,14 @@ impl Col {
     }
 
     /// Makes room for `lanes` values of `dtype`, keeping the buffer when it is large enough.
+    /// A buffer that held another dtype is cleared before it holds `bool`s, which are only
+    /// ever 0 or 1 (its other bytes are viewed as `bool` too, though never read).
     pub(super) fn fit(&mut self, dtype: DType, lanes: usize) {
         let bytes = lanes.max(1) * dtype.size();
-        let held = self.buf.len_bytes();
-        if held < bytes || !held.is_multiple_of(dtype.size()) {
+        if self.buf.len_bytes() < bytes {
             self.buf = Buffer::zeroed(bytes);
+        } else if dtype == DType::Bool && self.dtype != DType::Bool {
+            self.buf.as_mut_bytes().fill(0);
         }
         (self.dtype, self.len, self.view) = (dtype, 0, None);
     }
