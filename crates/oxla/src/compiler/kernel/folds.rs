@@ -214,9 +214,8 @@ impl Run<'_> {
     /// Sets every lane of the accumulator to the reduction's identity.
     pub(super) fn reset(&mut self) {
         let (op, _) = self.k.reduce.as_ref().expect("a reduction");
-        let acc = &mut self.s.acc;
+        let (acc, lanes) = (&mut self.s.acc, self.s.folded.max(1));
         with_dtype!(acc.dtype, T, Arith, {
-            let lanes = acc.buf.len_bytes() / std::mem::size_of::<T>();
             acc.typed_mut::<T>(lanes).fill(T::identity(*op))
         });
         acc.len = 0;

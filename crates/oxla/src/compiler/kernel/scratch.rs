@@ -27,6 +27,8 @@ pub(super) struct Scratch {
     pub(super) offs: Vec<i64>,
     /// The reduction's running values, a lane each.
     pub(super) acc: Col,
+    /// How many lanes the reduction folds (what `acc` holds for this kernel).
+    pub(super) folded: usize,
     /// A reduction over the vector loop, combined across lanes.
     pub(super) total: Col,
     /// The epilogue's results.
@@ -66,6 +68,7 @@ impl Scratch {
             alias: (0..k.nodes.len()).collect(),
             offs: Vec::new(),
             acc: Col::new(root, folded),
+            folded,
             total: Col::new(root, 1),
             epi: Col::new(k.out.aval.dtype, folded),
             extra: Vec::new(),
@@ -86,10 +89,8 @@ impl Scratch {
             return Scratch::new(k, lanes);
         };
         let n = k.nodes.len();
-        while s.cols.len() > n {
-            let c = s.cols.pop().expect("more columns than nodes");
-            s.extra.push(c);
-        }
+        let set = &mut *s;
+        set.extra.extend(set.cols.drain(n.min(set.cols.len())..));
         while s.cols.len() < n {
             let c = s.extra.pop().unwrap_or_else(|| Col::new(DType::U8, 0));
             s.cols.push(c);
@@ -102,14 +103,10 @@ impl Scratch {
         s.alias.clear();
         s.alias.extend(0..n);
         if k.reduce.is_some() {
-            // Only a reduction reads these. It resets its accumulator whole, so that holds
-            // exactly the lanes folded.
+            // Only a reduction reads these.
             let (root, folded) = Scratch::folds(k, lanes);
-            if s.acc.buf.len_bytes() == folded.max(1) * root.size() {
-                s.acc.fit(root, folded);
-            } else {
-                s.acc = Col::new(root, folded);
-            }
+            s.acc.fit(root, folded);
+            s.folded = folded;
             s.total.fit(root, 1);
             s.epi.fit(k.out.aval.dtype, folded);
         }
