@@ -1,0 +1,336 @@
+"""JAX's transforms over Python functions of pytrees, on oxla's transforms of flat lists."""
+
+import functools
+
+from . import _oxla
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = [
+    "jit",
+    "grad",
+    "value_and_grad",
+    "vmap",
+    "jvp",
+    "vjp",
+    "make_jaxpr",
+    "explain",
+    "block_until_ready",
+]
+
+
+def _flat(fun, treedef, box, call=None):
+    """``fun`` of the tree ``treedef`` as a function of its leaves; the structure of its
+    output goes into ``box["out"]`` each time it runs."""
+
+    def flat(leaves):
+        args, kwargs = tree_unflatten(treedef, leaves)
+        out = fun(*args, **kwargs) if call is None else call(args, kwargs)
+        out_leaves, box["out"] = tree_flatten(out)
+        return out_leaves
+
+    return flat
+
+
+class ClosedJaxpr:
+    """A traced program; ``str()`` prints it as JAX does."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return self._text
+
+    def pretty_print(self):
+        return self._text
+
+
+def make_jaxpr(fun):
+    """``make_jaxpr(fun)(*args)``: the jaxpr of ``fun`` on arguments like ``args``."""
+
+    @functools.wraps(fun)
+    def traced(*args, **kwargs):
+        leaves, treedef = tree_flatten((args, kwargs))
+        return ClosedJaxpr(_oxla.make_jaxpr(_flat(fun, treedef, {}), leaves))
+
+    return traced
+
+
+def explain(fun, *args, **kwargs):
+    """The memory plan of ``fun`` compiled for ``args``: every buffer, its size, and the
+    equation and line that made it."""
+    leaves, treedef = tree_flatten((args, kwargs))
+    return _oxla.explain(_flat(fun, treedef, {}), leaves)
+
+
+class Compiled:
+    """A program compiled for one set of argument shapes."""
+
+    def __init__(self, jitted, leaves, out):
+        self._jitted = jitted
+        self._leaves = leaves
+        self._out = out
+
+    def memory_analysis(self):
+        """The static memory plan: ``argument_bytes``, ``output_bytes``, ``temp_bytes``,
+        ``peak_bytes`` (and JAX's names ``*_size_in_bytes``) and its printed table
+        (``str()``)."""
+        return MemoryAnalysis(self._jitted.memory_analysis(self._leaves))
+
+    def __call__(self, *args, **kwargs):
+        leaves, _ = tree_flatten((args, kwargs))
+        return tree_unflatten(self._out, self._jitted(leaves))
+
+    def as_text(self):
+        return self._jitted.lowered_text(self._leaves)
+
+
+class MemoryAnalysis:
+    """The figures of a memory plan; ``str()`` is oxla's table of it."""
+
+    def __init__(self, d):
+        self._text = d.pop("text")
+        for k, v in d.items():
+            setattr(self, k, v)
+        # JAX's names for the same figures.
+        self.argument_size_in_bytes = self.argument_bytes
+        self.output_size_in_bytes = self.output_bytes
+        self.temp_size_in_bytes = self.temp_bytes
+
+    def __str__(self):
+        return self._text
+
+    __repr__ = __str__
+
+
+class Lowered:
+    """A jitted function traced for arguments like the given ones."""
+
+    def __init__(self, jitted, leaves, out):
+        self._jitted = jitted
+        self._leaves = leaves
+        self._out = out
+
+    def compile(self):
+        return Compiled(self._jitted, self._leaves, self._out)
+
+    def as_text(self):
+        return self._jitted.lowered_text(self._leaves)
+
+
+def _static_key(args, kwargs, static_argnums, static_argnames):
+    nums = tuple(i % len(args) for i in static_argnums if -len(args) <= i < len(args))
+    statics = tuple((i, args[i]) for i in nums) + tuple(
+        sorted((k, v) for k, v in kwargs.items() if k in static_argnames))
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    return statics, dyn_args, dyn_kwargs
+
+
+class _Jitted:
+    def __init__(self, fun, static_argnums, static_argnames):
+        self._fun = fun
+        self._static_argnums = tuple(static_argnums)
+        self._static_argnames = tuple(static_argnames)
+        self._cache = {}
+        functools.update_wrapper(self, fun)
+
+    def _entry(self, args, kwargs):
+        statics, dyn_args, dyn_kwargs = _static_key(
+            args, kwargs, self._static_argnums, self._static_argnames)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        key = (treedef, statics)
+        entry = self._cache.get(key)
+        if entry is None:
+            box = {}
+            fun = self._fun
+            n = len(args)
+
+            static_pos = {i: v for i, v in statics if isinstance(i, int)}
+            static_kw = {k: v for k, v in statics if isinstance(k, str)}
+
+            def call(dyn, kw):
+                it = iter(dyn)
+                full = [static_pos[i] if i in static_pos else next(it) for i in range(n)]
+                return fun(*full, **kw, **static_kw)
+
+            entry = (_oxla.Jitted(_flat(fun, treedef, box, call)), box)
+            self._cache[key] = entry
+        return entry, leaves
+
+    def __call__(self, *args, **kwargs):
+        (jitted, box), leaves = self._entry(args, kwargs)
+        out = jitted(leaves)
+        return tree_unflatten(box["out"], out)
+
+    def lower(self, *args, **kwargs):
+        (jitted, box), leaves = self._entry(args, kwargs)
+        jitted.lowered_text(leaves)
+        return Lowered(jitted, leaves, box.get("out"))
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=()):
+    """``fun`` compiled by oxla: traced once per argument structure, shapes and dtypes,
+    simplified, fused and planned; later calls run the compiled program."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    return _Jitted(fun, static_argnums, static_argnames)
+
+
+def _argnums(argnums, nargs):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(
+                f"argnums {argnums} out of range for a function of {nargs} positional arguments")
+    return tuple(i % nargs for i in nums)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """``fun``'s value and its gradient with respect to the arguments ``argnums`` (an int,
+    or a tuple giving a tuple of gradients); ``has_aux``: ``fun`` returns ``(value, aux)``."""
+
+    @functools.wraps(fun)
+    def vg(*args, **kwargs):
+        nums = _argnums(argnums, len(args))
+        diff = tuple(args[i] for i in nums)
+        rest = tuple(None if i in nums else a for i, a in enumerate(args))
+        diff_leaves, diff_def = tree_flatten(diff)
+        rest_leaves, rest_def = tree_flatten((rest, kwargs))
+        n = len(diff_leaves)
+        box = {}
+
+        def flat(leaves):
+            d = tree_unflatten(diff_def, leaves[:n])
+            r, kw = tree_unflatten(rest_def, leaves[n:])
+            full = list(r)
+            for i, x in zip(nums, d):
+                full[i] = x
+            out = fun(*full, **kw)
+            if has_aux:
+                if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                    raise TypeError(
+                        "value_and_grad with has_aux=True requires the function to return "
+                        f"a pair (value, aux), got {type(out).__name__}")
+                out, aux = out
+            else:
+                aux = None
+            aux_leaves, box["aux"] = tree_flatten(aux)
+            return [out] + aux_leaves
+
+        value, aux, grads = _oxla.value_and_grad(flat, diff_leaves, rest_leaves)
+        g = tree_unflatten(diff_def, grads)
+        g = g[0] if isinstance(argnums, int) else g
+        if has_aux:
+            return (value, tree_unflatten(box["aux"], aux)), g
+        return value, g
+
+    return vg
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of scalar-valued ``fun`` with respect to the arguments ``argnums``."""
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    @functools.wraps(fun)
+    def g(*args, **kwargs):
+        if has_aux:
+            (_, aux), grads = vg(*args, **kwargs)
+            return grads, aux
+        return vg(*args, **kwargs)[1]
+
+    return g
+
+
+def _broadcast_prefix(prefix, tree, what):
+    """One axis per leaf of ``tree`` from ``prefix``, a tree whose leaves (ints or None)
+    apply to whole subtrees."""
+    if prefix is None or isinstance(prefix, int):
+        return [prefix] * len(tree_flatten(tree)[0])
+    if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
+        if len(prefix) != len(tree):
+            raise ValueError(
+                f"vmap {what} specification must be a tree prefix of the corresponding "
+                f"value, got specification {prefix!r} for value tree of length {len(tree)}")
+        return [a for p, t in zip(prefix, tree) for a in _broadcast_prefix(p, t, what)]
+    if isinstance(prefix, dict) and isinstance(tree, dict):
+        if set(prefix) != set(tree):
+            raise ValueError(
+                f"vmap {what} specification must be a tree prefix of the corresponding "
+                f"value, got keys {sorted(prefix)} for keys {sorted(tree)}")
+        return [a for k in sorted(tree) for a in _broadcast_prefix(prefix[k], tree[k], what)]
+    raise ValueError(
+        f"vmap {what} specification must be a tree prefix of the corresponding value, "
+        f"got specification {prefix!r} for value of type {type(tree).__name__}")
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, chunk_size=None,
+         memory_budget=None):
+    """``fun`` mapped over axis ``in_axes`` of its arguments.
+
+    oxla's keywords: ``chunk_size=k`` runs ``k`` examples at a time; ``memory_budget=bytes``
+    picks the chunk size from the memory plan and raises ``OutOfMemoryError`` when no
+    chunk fits."""
+    if not (in_axes is None or isinstance(in_axes, (int, tuple, dict))):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes!r}.")
+    if not (out_axes is None or isinstance(out_axes, int)):
+        raise NotImplementedError("oxla's vmap takes one out_axes (an int or None) for now")
+
+    @functools.wraps(fun)
+    def batched(*args, **kwargs):
+        axes = _broadcast_prefix(in_axes, args, "in_axes")
+        axes += [0] * len(tree_flatten(kwargs)[0])
+        leaves, treedef = tree_flatten((args, kwargs))
+        box = {}
+        out = _oxla.vmap(_flat(fun, treedef, box), leaves, axes, out_axes, axis_name,
+                         axis_size, chunk_size, memory_budget)
+        return tree_unflatten(box["out"], out)
+
+    return batched
+
+
+def jvp(fun, primals, tangents):
+    """``(fun(*primals), the derivative of fun at primals along tangents)``."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp primal and tangent arguments must be tuples or lists")
+    p_leaves, p_def = tree_flatten((tuple(primals), {}))
+    t_leaves, t_def = tree_flatten((tuple(tangents), {}))
+    if p_def != t_def:
+        raise TypeError(f"primal and tangent arguments to jvp must have the same tree "
+                        f"structure; primals have {p_def} and tangents have {t_def}")
+    box = {}
+    out, dout = _oxla.jvp(_flat(fun, p_def, box), p_leaves, t_leaves)
+    return tree_unflatten(box["out"], out), tree_unflatten(box["out"], dout)
+
+
+def vjp(fun, *primals):
+    """``(fun(*primals), vjp_fun)``: ``vjp_fun(cotangent)`` is the tuple of cotangents of
+    the primals."""
+    p_leaves, p_def = tree_flatten((primals, {}))
+    box = {}
+    out, pullback = _oxla.vjp(_flat(fun, p_def, box), p_leaves)
+    out_def = box["out"]
+    prim_def = tree_flatten(primals)[1]
+
+    def vjp_fun(cotangent):
+        ct_leaves, ct_def = tree_flatten(cotangent)
+        if ct_def != out_def:
+            raise ValueError(f"unexpected tree structure of argument to vjp function: got "
+                             f"{ct_def}, but expected to match {out_def}")
+        return tree_unflatten(prim_def, pullback(ct_leaves))
+
+    return tree_unflatten(out_def, out), vjp_fun
+
+
+def block_until_ready(x):
+    """``x``, once every array in it is computed (oxla computes eagerly: at once)."""
+    return x

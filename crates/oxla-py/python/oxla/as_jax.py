@@ -1,0 +1,35 @@
+"""Runs a program written for JAX on oxla: ``python -m oxla.as_jax script.py [args...]``.
+
+``jax``, ``jax.numpy``, ``jax.lax``, ``jax.random``, ``jax.nn`` and ``jax.tree_util`` are
+oxla's modules while the script runs; what oxla lacks raises ``AttributeError`` where the
+script uses it.
+"""
+
+import runpy
+import sys
+
+import oxla
+
+
+def install():
+    """Makes ``import jax`` (and its submodules) import oxla's."""
+    sys.modules.update({
+        "jax": oxla,
+        "jax.numpy": oxla.numpy,
+        "jax.lax": oxla.lax,
+        "jax.random": oxla.random,
+        "jax.nn": oxla.nn,
+        "jax.tree_util": oxla.tree_util,
+    })
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: python -m oxla.as_jax script.py [args...]")
+    install()
+    sys.argv = sys.argv[1:]
+    runpy.run_path(sys.argv[0], run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""``oxla.numpy``: numpy's functions on oxla arrays, as ``jax.numpy`` has them.
+
+The elementwise functions and reductions come from the extension's tables
+(``_oxla.numpy_functions()``); creation functions build their values with numpy and hold
+them as oxla arrays (constants of a traced program).
+"""
+
+import numpy as _np
+
+from .. import _oxla
+from .._oxla import Array as ndarray
+from .._oxla import concatenate, reshape, stack, transpose
+from .._oxla import arange, full, full_like, linspace, ones, ones_like, zeros, zeros_like
+from .._oxla import where as _where
+from . import linalg
+
+globals().update(_oxla.numpy_functions())
+
+bool_ = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+dtype = _np.dtype
+
+
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` holds, else ``y``."""
+    if x is None or y is None:
+        raise NotImplementedError("oxla's where takes three arguments (x and y)")
+    return _where(condition, x, y)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether ``|a - b| <= atol + rtol * |b|``, elementwise."""
+    close = _oxla.isclose(a, b, rtol, atol)
+    if equal_nan:
+        close = close | (isnan(a) & isnan(b))  # noqa: F821 (from the extension's table)
+    return close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``a`` is close to ``b`` (see ``isclose``)."""
+    return all(isclose(a, b, rtol, atol, equal_nan))  # noqa: F821
+
+
+def _holds_array(x):
+    return isinstance(x, ndarray) or (
+        isinstance(x, (list, tuple)) and _builtin_any(_holds_array(e) for e in x))
+
+
+_builtin_any = __builtins__["any"] if isinstance(__builtins__, dict) else __builtins__.any
+
+
+def asarray(a, dtype=None):
+    """An oxla array of ``a``: an array as it is, numpy's values copied, and a (nested)
+    list holding oxla arrays, tracers too, stacked as JAX stacks it."""
+    if isinstance(a, (list, tuple)) and _holds_array(a):
+        out = stack([asarray(e) for e in a])
+        return out if dtype is None else out.astype(dtype)
+    return _oxla.asarray(a, dtype)
+
+
+def array(object, dtype=None, copy=True):
+    """A new oxla array of ``object``."""
+    return asarray(object, dtype)
+
+
+def ix_(*args):
+    """Open-mesh index arrays: ``x[ix_(rows, cols)]`` is the block of those rows and
+    columns."""
+    return tuple(_oxla.ix_(*args))
+
+
+def eye(N, M=None, k=0, dtype=None):
+    """The identity (``M``, ``k``: a rectangular one, ones on diagonal ``k``)."""
+    if M is None and k == 0:
+        return _oxla.eye(N, dtype)
+    return asarray(_np.eye(N, M, k, dtype=dtype or _np.float32))
+
+
+def shape(a):
+    return tuple(a.shape) if isinstance(a, ndarray) else _np.shape(a)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a):
+    n = 1
+    for d in shape(a):
+        n *= d
+    return n
+
+
+def astype(x, dtype):
+    return asarray(x).astype(dtype)
+
+

@@ -1,0 +1,5 @@
+"""``oxla.numpy.linalg`` (``norm`` for now)."""
+
+from .._oxla import norm
+
+__all__ = ["norm"]

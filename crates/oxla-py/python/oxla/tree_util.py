@@ -1,0 +1,180 @@
+"""Pytrees, as `jax.tree_util` defines them.
+
+Containers are tuples, lists, dicts (children in sorted key order), namedtuples, ``None``
+(a tree with no leaves) and any type registered with :func:`register_pytree_node`;
+everything else is a leaf.
+"""
+
+
+__all__ = [
+    "PyTreeDef",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_leaves",
+    "tree_structure",
+    "tree_map",
+    "all_leaves",
+]
+
+_registry = {}
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    """Registers ``nodetype`` as a container: ``flatten_func(x)`` returns ``(children,
+    aux_data)`` and ``unflatten_func(aux_data, children)`` rebuilds it."""
+    _registry[nodetype] = (flatten_func, unflatten_func)
+    return nodetype
+
+
+def register_pytree_node_class(cls):
+    """Registers a class with ``tree_flatten`` and a ``tree_unflatten`` classmethod."""
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+class PyTreeDef:
+    """The structure of a pytree: its containers, without the leaves."""
+
+    __slots__ = ("kind", "data", "children", "num_leaves", "num_nodes")
+
+    def __init__(self, kind, data, children):
+        self.kind = kind
+        self.data = data
+        self.children = tuple(children)
+        if kind == "leaf":
+            self.num_leaves, self.num_nodes = 1, 1
+        else:
+            self.num_leaves = sum(c.num_leaves for c in self.children)
+            self.num_nodes = 1 + sum(c.num_nodes for c in self.children)
+
+    def _key(self):
+        return (self.kind, self.data, self.children)
+
+    def __eq__(self, other):
+        return isinstance(other, PyTreeDef) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def unflatten(self, leaves):
+        """The tree of this structure holding ``leaves`` in order."""
+        leaves = list(leaves)
+        if len(leaves) != self.num_leaves:
+            raise ValueError(
+                f"Too {'few' if len(leaves) < self.num_leaves else 'many'} leaves for "
+                f"PyTreeDef; expected {self.num_leaves}, got {len(leaves)}."
+            )
+        it = iter(leaves)
+        return self._build(it)
+
+    def _build(self, it):
+        kind = self.kind
+        if kind == "leaf":
+            return next(it)
+        if kind == "none":
+            return None
+        kids = [c._build(it) for c in self.children]
+        if kind == "tuple":
+            return tuple(kids)
+        if kind == "list":
+            return kids
+        if kind == "dict":
+            return dict(zip(self.data, kids))
+        if kind == "namedtuple":
+            return self.data(*kids)
+        nodetype, aux = self.data
+        return _registry[nodetype][1](aux, kids)
+
+    def _str(self):
+        kind = self.kind
+        if kind == "leaf":
+            return "*"
+        if kind == "none":
+            return "None"
+        kids = [c._str() for c in self.children]
+        if kind == "tuple":
+            return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
+        if kind == "list":
+            return "[" + ", ".join(kids) + "]"
+        if kind == "dict":
+            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.data, kids)) + "}"
+        if kind == "namedtuple":
+            return f"{self.data.__name__}(" + ", ".join(
+                f"{f}={v}" for f, v in zip(self.data._fields, kids)) + ")"
+        nodetype, aux = self.data
+        return f"CustomNode({nodetype.__name__}[{aux!r}], [" + ", ".join(kids) + "])"
+
+    def __repr__(self):
+        return f"PyTreeDef({self._str()})"
+
+
+_LEAF = PyTreeDef("leaf", None, ())
+
+
+def _flatten(x, leaves, is_leaf):
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    if x is None:
+        return PyTreeDef("none", None, ())
+    t = type(x)
+    if t is tuple:
+        return PyTreeDef("tuple", None, [_flatten(c, leaves, is_leaf) for c in x])
+    if t is list:
+        return PyTreeDef("list", None, [_flatten(c, leaves, is_leaf) for c in x])
+    if t is dict:
+        keys = tuple(sorted(x))
+        return PyTreeDef("dict", keys, [_flatten(x[k], leaves, is_leaf) for k in keys])
+    if t in _registry:
+        children, aux = _registry[t][0](x)
+        return PyTreeDef("custom", (t, aux), [_flatten(c, leaves, is_leaf) for c in children])
+    if _is_namedtuple(x):
+        return PyTreeDef("namedtuple", t, [_flatten(c, leaves, is_leaf) for c in x])
+    leaves.append(x)
+    return _LEAF
+
+
+def tree_flatten(tree, is_leaf=None):
+    """``(leaves, treedef)``: the leaves in order and the structure around them."""
+    leaves = []
+    treedef = _flatten(tree, leaves, is_leaf)
+    return leaves, treedef
+
+
+def tree_unflatten(treedef, leaves):
+    """The tree of structure ``treedef`` holding ``leaves``."""
+    return treedef.unflatten(leaves)
+
+
+def tree_leaves(tree, is_leaf=None):
+    """The leaves of ``tree`` in order."""
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None):
+    """The structure of ``tree``."""
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def all_leaves(iterable):
+    """Whether every element of ``iterable`` is a leaf."""
+    return all(tree_structure(x) == _LEAF for x in iterable)
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    """``f`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``, trees
+    of the same structure)."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = []
+    for r in rest:
+        r_leaves, r_def = tree_flatten(r, is_leaf)
+        if r_def != treedef:
+            raise ValueError(f"Custom node type mismatch; expected {treedef}, got {r_def}.")
+        others.append(r_leaves)
+    return treedef.unflatten(f(*xs) for xs in zip(leaves, *others))

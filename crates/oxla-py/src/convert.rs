@@ -1,0 +1,166 @@
+//! Python values as oxla's: operands, dtypes, axes, indices and numpy arrays.
+
+use oxla::array::{Array as OxArray, Buffer, DType};
+use oxla::numpy::{self as jnp, Axis, IndexItem, Operand};
+use oxla::Tensor;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyEllipsis, PyFloat, PyInt, PySlice, PyTuple};
+
+use crate::array::Array;
+
+/// An operand of a numpy function or an operator: an array, a Python scalar (weakly
+/// typed, as in JAX), or anything else numpy reads (copied into a new array).
+pub(crate) enum Arg {
+    Array(Tensor),
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl<'py> FromPyObject<'py> for Arg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Arg> {
+        if let Ok(a) = ob.downcast::<Array>() {
+            Ok(Arg::Array(a.get().0.clone()))
+        } else if let Ok(b) = ob.downcast_exact::<PyBool>() {
+            Ok(Arg::Bool(b.is_true()))
+        } else if ob.is_exact_instance_of::<PyInt>() {
+            Ok(Arg::Int(ob.extract()?))
+        } else if ob.is_exact_instance_of::<PyFloat>() {
+            Ok(Arg::Float(ob.extract()?))
+        } else {
+            Ok(Arg::Array(from_numpy(ob.py(), ob)?.0))
+        }
+    }
+}
+
+impl Arg {
+    pub(crate) fn operand(&self) -> Operand {
+        match self {
+            Arg::Array(a) => Operand::from(a),
+            Arg::Bool(b) => Operand::from(*b),
+            Arg::Int(i) => Operand::from(*i),
+            Arg::Float(f) => Operand::from(*f),
+        }
+    }
+}
+
+/// The oxla dtype of any numpy dtype-like (`"float32"`, `np.float32`, `jnp.float32`).
+pub(crate) fn dtype_of(py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let np = py.import("numpy")?;
+    let name: String = np
+        .call_method1("dtype", (dtype,))?
+        .getattr("name")?
+        .extract()?;
+    DType::from_numpy_name(&name)
+        .ok_or_else(|| PyTypeError::new_err(format!("oxla has no dtype {name}")))
+}
+
+/// The dtype numpy reads oxla's bytes as (numpy has no bfloat16: its bytes are `V2`).
+pub(crate) fn typestr(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "|b1",
+        DType::I8 => "|i1",
+        DType::I16 => "<i2",
+        DType::I32 => "<i4",
+        DType::I64 => "<i8",
+        DType::U8 => "|u1",
+        DType::U16 => "<u2",
+        DType::U32 => "<u4",
+        DType::U64 => "<u8",
+        DType::F16 => "<f2",
+        DType::BF16 => "|V2",
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::C64 => "<c8",
+        DType::C128 => "<c16",
+    }
+}
+
+/// An axis argument: `None` (every axis), an int, or a sequence of ints.
+pub(crate) fn axis_of(axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<Axis> {
+    let axis: Axis = match axis {
+        None => Axis::from(None::<isize>),
+        Some(a) if a.is_none() => Axis::from(None::<isize>),
+        Some(a) => match a.extract::<isize>() {
+            Ok(i) => Axis::from(i),
+            Err(_) => Axis::from(a.extract::<Vec<isize>>()?),
+        },
+    };
+    Ok(if keepdims { jnp::keepdims(axis) } else { axis })
+}
+
+/// A shape given as ints or as one sequence of ints (`reshape(2, 3)`, `reshape((2, 3))`).
+pub(crate) fn shape_of(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
+    if args.len() == 1 {
+        let first = args.get_item(0)?;
+        if let Ok(v) = first.extract::<Vec<isize>>() {
+            return Ok(v);
+        }
+    }
+    args.extract()
+}
+
+/// One entry of an index: an int, a slice, `None`, `...`, or an integer array.
+pub(crate) fn index_item(py: Python<'_>, k: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+    if k.is_none() {
+        return Ok(IndexItem::NewAxis);
+    }
+    if k.is(PyEllipsis::get(py)) {
+        return Ok(IndexItem::Ellipsis);
+    }
+    if let Ok(s) = k.downcast::<PySlice>() {
+        let get = |name| -> PyResult<Option<isize>> { s.getattr(name)?.extract() };
+        let step = get("step")?.unwrap_or(1);
+        return Ok(IndexItem::Slice(jnp::s(get("start")?, get("stop")?, step)));
+    }
+    if let Ok(a) = k.downcast::<Array>() {
+        return Ok(IndexItem::Array(a.get().0.clone()));
+    }
+    if let Ok(i) = k.extract::<isize>() {
+        return Ok(IndexItem::Int(i));
+    }
+    Ok(IndexItem::Array(from_numpy(py, k)?.0))
+}
+
+/// An index as oxla's [`Index`](jnp::Index): the entries of a tuple, or one entry.
+pub(crate) struct Items(pub(crate) Vec<IndexItem>);
+
+impl jnp::Index for Items {
+    fn items(self) -> Vec<IndexItem> {
+        self.0
+    }
+}
+
+/// Copies anything numpy can read into a new oxla array, with JAX's default dtypes (64-bit
+/// values become 32-bit unless x64 is enabled).
+pub(crate) fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Array> {
+    let np = py.import("numpy")?;
+    // `tobytes` below gives the elements in row-major order whatever the layout (and,
+    // unlike `ascontiguousarray`, keeps a 0-d array 0-d).
+    let mut a = np.call_method1("asarray", (x,))?;
+    let mut name: String = a.getattr("dtype")?.getattr("name")?.extract()?;
+    if !oxla::config::x64_enabled() {
+        let narrow = match name.as_str() {
+            "float64" => Some("float32"),
+            "int64" => Some("int32"),
+            "uint64" => Some("uint32"),
+            "complex128" => Some("complex64"),
+            _ => None,
+        };
+        if let Some(n) = narrow {
+            a = a.call_method1("astype", (n,))?;
+            name = n.to_string();
+        }
+    }
+    let dtype = DType::from_numpy_name(&name)
+        .ok_or_else(|| PyTypeError::new_err(format!("oxla has no dtype {name}")))?;
+    let shape: Vec<usize> = a.getattr("shape")?.extract()?;
+    let bytes = a.call_method0("tobytes")?;
+    let bytes: &[u8] = bytes.extract()?;
+    Ok(Array(Tensor::new(OxArray::from_buffer(
+        dtype,
+        &shape,
+        Buffer::from_bytes(bytes),
+    ))))
+}

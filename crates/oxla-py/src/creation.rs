@@ -1,0 +1,198 @@
+//! `oxla.numpy`'s creation functions: like JAX's, they stage `broadcast_in_dim` of a
+//! literal or `iota` when traced, never a constant of the whole array.
+
+use oxla::array::{Array as OxArray, DType};
+use oxla::numpy::{self as jnp, Operand};
+use oxla::Tensor;
+use pyo3::prelude::*;
+
+use crate::array::Array;
+use crate::convert::{dtype_of, Arg};
+use crate::errors::guard;
+
+/// A fill value in `dtype` when one is given (a literal of that dtype), else as it is.
+fn fill(value: &Arg, dtype: Option<DType>) -> Operand {
+    match (value, dtype) {
+        (Arg::Bool(b), Some(d)) => Tensor::new(OxArray::scalar_from_f64(*b as u8 as f64, d)).into(),
+        (Arg::Int(i), Some(d)) => Tensor::new(OxArray::scalar_from_f64(*i as f64, d)).into(),
+        (Arg::Float(f), Some(d)) => Tensor::new(OxArray::scalar_from_f64(*f, d)).into(),
+        (Arg::Array(t), Some(d)) => t.astype(d).into(),
+        (v, None) => v.operand(),
+    }
+}
+
+fn dtype_arg(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match dtype {
+        Some(d) if !d.is_none() => Ok(Some(dtype_of(py, d)?)),
+        _ => Ok(None),
+    }
+}
+
+/// A shape given as an int or a sequence of ints.
+fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    match shape.extract::<usize>() {
+        Ok(n) => Ok(vec![n]),
+        Err(_) => shape.extract(),
+    }
+}
+
+/// `jnp.full(shape, fill_value, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (shape, fill_value, dtype=None))]
+fn full(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    fill_value: Arg,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    let (shape, dtype) = (shape_arg(shape)?, dtype_arg(py, dtype)?);
+    guard(|| Ok(Array(jnp::full(&shape, fill(&fill_value, dtype)))))
+}
+
+/// An array of `shape` filled with `value` in `dtype`, float32 unless given.
+fn filled(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    value: f64,
+) -> PyResult<Array> {
+    let (shape, dtype) = (shape_arg(shape)?, dtype_arg(py, dtype)?);
+    let d = dtype.unwrap_or(DType::F32);
+    guard(|| Ok(Array(jnp::full(&shape, fill(&Arg::Float(value), Some(d))))))
+}
+
+/// `jnp.zeros(shape, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None))]
+fn zeros(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    filled(py, shape, dtype, 0.0)
+}
+
+/// `jnp.ones(shape, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None))]
+fn ones(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    filled(py, shape, dtype, 1.0)
+}
+
+/// `jnp.full_like(a, fill_value, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (a, fill_value, dtype=None))]
+fn full_like(
+    py: Python<'_>,
+    a: Arg,
+    fill_value: Arg,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    let dtype = dtype_arg(py, dtype)?;
+    guard(|| {
+        let a = a.operand().into_tensor();
+        let d = dtype.unwrap_or(a.dtype());
+        Ok(Array(jnp::full(a.shape(), fill(&fill_value, Some(d)))))
+    })
+}
+
+/// `jnp.zeros_like(a, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (a, dtype=None))]
+fn zeros_like(py: Python<'_>, a: Arg, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
+    full_like(py, a, Arg::Int(0), dtype)
+}
+
+/// `jnp.ones_like(a, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (a, dtype=None))]
+fn ones_like(py: Python<'_>, a: Arg, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
+    full_like(py, a, Arg::Int(1), dtype)
+}
+
+/// `jnp.arange(start, stop=None, step=None, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (start, stop=None, step=None, dtype=None))]
+fn arange(
+    py: Python<'_>,
+    start: Arg,
+    stop: Option<Arg>,
+    step: Option<Arg>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    let dtype = dtype_arg(py, dtype)?;
+    guard(|| {
+        let t = match (stop, step) {
+            (None, None) => match (dtype, start.operand()) {
+                (Some(d), Operand::Scalar(n, _)) => {
+                    oxla::lax::iota(d, &[n.ceil().max(0.0) as usize], 0)
+                }
+                (_, s) => jnp::arange(s),
+            },
+            (stop, step) => {
+                let (start, stop) = match stop {
+                    Some(stop) => (start.operand(), stop.operand()),
+                    None => (Operand::from(0), start.operand()),
+                };
+                let step = step.map_or(Operand::from(1), |s| s.operand());
+                jnp::arange_step(start, stop, step)
+            }
+        };
+        Ok(Array(match dtype {
+            Some(d) if d != t.dtype() => t.astype(d),
+            _ => t,
+        }))
+    })
+}
+
+/// `jnp.linspace(start, stop, num=50, endpoint=True, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (start, stop, num=50, endpoint=true, dtype=None))]
+fn linspace(
+    py: Python<'_>,
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    let dtype = dtype_arg(py, dtype)?;
+    // Without the endpoint, the same points as `num + 1` with it, less the last.
+    let stop = if endpoint || num == 0 {
+        stop
+    } else {
+        start + (stop - start) * (num - 1) as f64 / num as f64
+    };
+    guard(|| {
+        let t = jnp::linspace(start, stop, num);
+        Ok(Array(dtype.map_or_else(|| t.clone(), |d| t.astype(d))))
+    })
+}
+
+/// `jnp.eye(N, dtype=None)`: the square identity.
+#[pyfunction]
+#[pyo3(signature = (n, dtype=None))]
+fn eye(py: Python<'_>, n: usize, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
+    let dtype = dtype_arg(py, dtype)?;
+    guard(|| {
+        let t = jnp::eye(n);
+        Ok(Array(dtype.map_or_else(|| t.clone(), |d| t.astype(d))))
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(full_like, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(ones_like, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(eye, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! `oxla._oxla`: the extension module behind the `oxla` Python package.
+//!
+//! Python owns pytrees (`oxla.tree_util`) and JAX's keyword arguments; this module owns
+//! arrays and runs oxla's transforms on flat lists of them. A Python function under a
+//! transform is called with a list of `oxla.Array`s whose tensors are tracers,
+//! exactly as oxla calls a Rust closure.
+
+mod array;
+mod convert;
+mod creation;
+mod errors;
+mod library;
+mod ops;
+mod transforms;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _oxla(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::install_panic_hook();
+    m.add_class::<array::Array>()?;
+    m.add_class::<transforms::Jitted>()?;
+    errors::register(m)?;
+    array::register(m)?;
+    ops::register(m)?;
+    creation::register(m)?;
+    library::register(m)?;
+    transforms::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,50 @@
+"""Shared helpers: the repository's paths, and JAX's module names pointing at oxla."""
+
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import oxla
+import oxla.numpy
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def jax_alias():
+    """A `jax` module whose names are oxla's, with `jax.numpy` and `jax.lax`, for running
+    programs written for JAX; what oxla lacks raises AttributeError when used."""
+    jax = types.ModuleType("jax")
+    for name in oxla.__all__:
+        setattr(jax, name, getattr(oxla, name))
+    jax.__version__ = "oxla"
+    return {"jax": jax, "jax.numpy": oxla.numpy, "jax.lax": oxla.lax,
+            "jax.random": oxla.random, "jax.nn": oxla.nn}
+
+
+@pytest.fixture
+def x64():
+    """Runs a test with 64-bit types enabled."""
+    oxla.config.update("jax_enable_x64", True)
+    yield
+    oxla.config.update("jax_enable_x64", False)
+
+
+def load_module(path, name, modules):
+    """Imports the script at `path` with `modules` standing in for its imports."""
+    import importlib.util
+
+    saved = {k: sys.modules.get(k) for k in modules}
+    sys.modules.update(modules)
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v

@@ -1,0 +1,206 @@
+"""Transforms of Python functions: pytrees in and out, composition in any order, Python
+control flow, errors, and the memory keywords."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import oxla
+import oxla.numpy as jnp
+
+rng = np.random.default_rng(0)
+W = jnp.asarray(rng.standard_normal((4, 3)).astype(np.float32))
+B = jnp.asarray(rng.standard_normal(3).astype(np.float32))
+X = jnp.asarray(rng.standard_normal((5, 4)).astype(np.float32))
+Y = jnp.asarray(rng.standard_normal((5, 3)).astype(np.float32))
+
+
+def loss(params, x, y):
+    pred = jnp.tanh(x @ params["w"] + params["b"])
+    return jnp.mean((pred - y) ** 2)
+
+
+PARAMS = {"w": W, "b": B}
+
+
+def _close(a, b, rtol=1e-5, atol=1e-6):
+    for u, v in zip(oxla.tree_util.tree_leaves(a), oxla.tree_util.tree_leaves(b)):
+        np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=rtol, atol=atol)
+
+
+def test_make_jaxpr_prints_jax_text():
+    text = str(oxla.make_jaxpr(lambda x, y: jnp.sum(jnp.sin(x) * y))(X, X))
+    assert text == (
+        "{ lambda ; a:f32[5,4] b:f32[5,4]. let\n"
+        "    c:f32[5,4] = sin a\n"
+        "    d:f32[5,4] = mul c b\n"
+        "    e:f32[] = reduce_sum[axes=(0, 1)] d\n"
+        "  in (e,) }")
+
+
+def test_grad_of_a_dict_of_parameters():
+    g = oxla.grad(loss)(PARAMS, X, Y)
+    assert set(g) == {"w", "b"} and g["w"].shape == (4, 3)
+    eps, w = 1e-3, np.asarray(W).astype(np.float64)
+    i, j = 2, 1
+    up, down = w.copy(), w.copy()
+    up[i, j] += eps
+    down[i, j] -= eps
+    fd = (float(loss({"w": jnp.asarray(up.astype(np.float32)), "b": B}, X, Y))
+          - float(loss({"w": jnp.asarray(down.astype(np.float32)), "b": B}, X, Y))) / (2 * eps)
+    assert abs(float(g["w"][i, j]) - fd) < 1e-3
+
+
+def test_argnums_and_has_aux_and_value_and_grad():
+    gw, gx = oxla.grad(loss, argnums=(0, 1))(PARAMS, X, Y)
+    assert gx.shape == X.shape
+    (v, aux), g = oxla.value_and_grad(lambda p, x, y: (loss(p, x, y), {"n": x.shape[0]}),
+                                      has_aux=True)(PARAMS, X, Y)
+    assert aux == {"n": 5}
+    _close(v, loss(PARAMS, X, Y))
+    _close(g, gw)
+    g2, aux2 = oxla.grad(lambda p: (loss(p, X, Y), jnp.sum(p["b"])), has_aux=True)(PARAMS)
+    _close(g2, gw)
+    _close(aux2, jnp.sum(B))
+
+
+def test_per_example_gradients_compose_in_every_order():
+    per_example = lambda p, x, y: loss(p, x[None], y[None])  # noqa: E731
+    orders = {
+        "vmap(grad)": oxla.vmap(oxla.grad(per_example), in_axes=(None, 0, 0)),
+        "jit(vmap(grad))": oxla.jit(oxla.vmap(oxla.grad(per_example), in_axes=(None, 0, 0))),
+        "vmap(jit(grad))": oxla.vmap(oxla.jit(oxla.grad(per_example)), in_axes=(None, 0, 0)),
+    }
+    want = [oxla.grad(per_example)(PARAMS, X[i], Y[i]) for i in range(5)]
+    for name, f in orders.items():
+        got = f(PARAMS, X, Y)
+        for i in range(5):
+            _close({k: v[i] for k, v in got.items()}, want[i])
+
+
+def test_jit_matches_eager_and_caches():
+    f = oxla.jit(loss)
+    _close(f(PARAMS, X, Y), loss(PARAMS, X, Y))
+    f(PARAMS, X, Y)
+    assert f._cache and len(f._cache) == 1
+    _close(oxla.jit(oxla.grad(loss))(PARAMS, X, Y), oxla.grad(loss)(PARAMS, X, Y))
+    _close(oxla.grad(oxla.jit(loss))(PARAMS, X, Y), oxla.grad(loss)(PARAMS, X, Y))
+
+
+def test_jit_static_argnums():
+    @oxla.jit
+    def plain(x):
+        return x * 2
+
+    f = oxla.jit(lambda x, n: x * n if n > 1 else -x, static_argnums=1)
+    _close(f(X, 3), X * 3)
+    _close(f(X, 0), -X)
+    _close(plain(X), X * 2)
+    g = oxla.jit(lambda x, *, mode: x + 1 if mode == "up" else x - 1, static_argnames="mode")
+    _close(g(X, mode="up"), X + 1)
+
+
+def test_vmap_axes_and_outputs():
+    f = lambda a, b: {"s": a + b, "p": (a * b, None)}  # noqa: E731
+    out = oxla.vmap(f, in_axes=(1, None))(jnp.asarray(np.ones((3, 4), np.float32)), B[:3])
+    assert out["s"].shape == (4, 3) and out["p"][1] is None
+    out = oxla.vmap(lambda r: r.sum(), out_axes=0)(X)
+    _close(out, np.asarray(X).sum(1))
+    out = oxla.vmap(lambda d: d["x"] * d["k"], in_axes=({"x": 0, "k": None},))({"x": X, "k": B[0]})
+    _close(out, X * B[0])
+    with pytest.raises(TypeError):
+        oxla.vmap(lambda a: a, in_axes=[0])(X)
+    with pytest.raises(ValueError):
+        oxla.vmap(lambda a, b: a, in_axes=(0,))(X, X)
+
+
+def test_vmap_chunks_and_memory_budget():
+    pairwise = lambda a: jnp.sum((a[None, :] - X) ** 2, axis=1)  # noqa: E731
+    want = oxla.vmap(pairwise)(X)
+    _close(oxla.vmap(pairwise, chunk_size=2)(X), want)
+    _close(oxla.vmap(pairwise, memory_budget=1 << 20)(X), want)
+    with pytest.raises(oxla.OutOfMemoryError) as e:
+        oxla.vmap(pairwise, memory_budget=64)(X)
+    assert e.value.needed > 64 and e.value.limit == 64
+
+
+def test_jvp_and_vjp():
+    out, tangent = oxla.jvp(jnp.sin, (X,), (jnp.ones_like(X),))
+    _close(out, jnp.sin(X))
+    _close(tangent, jnp.cos(X))
+    out, pullback = oxla.vjp(lambda p: loss(p, X, Y), PARAMS)
+    (g,) = pullback(jnp.asarray(np.float32(1.0)))
+    _close(g, oxla.grad(loss)(PARAMS, X, Y))
+
+
+def test_memory_analysis_and_explain():
+    compiled = oxla.jit(loss).lower(PARAMS, X, Y).compile()
+    plan = compiled.memory_analysis()
+    assert plan.argument_bytes == (12 + 3 + 20 + 15) * 4
+    assert plan.output_bytes == 4 and plan.peak_bytes >= plan.argument_bytes
+    assert "memory plan" in str(plan)
+    assert "memory plan" in oxla.explain(loss, PARAMS, X, Y)
+
+
+def test_python_control_flow():
+    def f(x, n):
+        for _ in range(n):
+            x = jnp.sin(x)
+        return x
+
+    _close(oxla.jit(f, static_argnums=1)(X, 3), jnp.sin(jnp.sin(jnp.sin(X))))
+    assert float(jnp.sum(X)) == pytest.approx(float(np.asarray(X).sum()), rel=1e-6)
+    with pytest.raises(oxla.ConcretizationTypeError):
+        oxla.jit(lambda x: x if x.sum() > 0 else -x)(X)
+    with pytest.raises(TypeError):
+        oxla.grad(lambda x: 1.0 if x > 0 else 0.0)(1.0)
+
+
+def test_errors_are_python_exceptions():
+    with pytest.raises(TypeError, match="matmul"):
+        X @ X
+    with pytest.raises(ValueError):
+        jnp.sum(X, axis=5)
+    with pytest.raises(TypeError, match="scalar"):
+        oxla.grad(lambda x: x * 2)(X)
+
+    class Mine(Exception):
+        pass
+
+    def raises(x):
+        raise Mine("from the traced function")
+
+    for transform in (oxla.grad, oxla.jit, oxla.vmap, oxla.make_jaxpr):
+        with pytest.raises(Mine):
+            transform(raises)(X[0])
+    _close(oxla.jit(jnp.sin)(X), jnp.sin(X))
+
+
+def test_namedtuples_and_registered_classes():
+    Point = collections.namedtuple("Point", "x y")
+
+    @oxla.tree_util.register_pytree_node_class
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def tree_flatten(self):
+            return (self.a, self.b), None
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children)
+
+    out = oxla.jit(lambda p, q: Point(p.x + q.a, p.y * q.b))(Point(X, X), Pair(X, X))
+    assert isinstance(out, Point)
+    _close(out.y, X * X)
+    g = oxla.grad(lambda q: jnp.sum(q.a * q.b))(Pair(X, Y[:, :1]))
+    assert isinstance(g, Pair)
+    _close(g.a, jnp.broadcast_to(Y[:, :1], X.shape) if hasattr(jnp, "broadcast_to")
+           else Y[:, :1] * jnp.ones_like(X))
+
+
+def test_vmap_of_a_scalar_is_a_value_error():
+    with pytest.raises(ValueError, match="in_axes"):
+        oxla.vmap(jnp.sin)(jnp.asarray(np.float32(1.0)))
