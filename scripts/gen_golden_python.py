@@ -6,7 +6,7 @@ small arguments under JAX, and writes the values they print (`checksum`, `max`) 
 `tests/golden_python/jax_reference.json`. `crates/oxla-py/tests/test_as_jax.py` runs the
 same scripts with `python -m oxla.as_jax` (oxla in place of jax) and compares.
 
-Usage: /work/jaxenv/bin/python scripts/gen_golden_python.py
+Usage: python scripts/gen_golden_python.py   (a Python with jax installed)
 """
 
 import json

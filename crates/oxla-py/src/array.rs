@@ -1,9 +1,9 @@
 //! `oxla.Array`: an oxla tensor, concrete or a tracer, with numpy's operators and methods.
 
 use oxla::array::{Array as OxArray, DType};
-use oxla::numpy::{self as jnp, IndexItem, Operand};
+use oxla::numpy::{self as jnp, Operand};
 use oxla::Tensor;
-use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
@@ -83,10 +83,11 @@ impl Array {
         self.unary(Tensor::t)
     }
 
-    /// Whether this is a tracer (inside a transform) rather than a concrete array.
-    #[getter]
-    fn _is_tracer(&self) -> bool {
-        self.0.is_tracer()
+    /// Above numpy's arrays (JAX's value): `np_array * oxla_array` calls this class's
+    /// reflected operator, so a tracer on the right stays a tracer.
+    #[classattr]
+    fn __array_priority__() -> i32 {
+        100
     }
 
     #[getter]
@@ -107,6 +108,7 @@ impl Array {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        slf.get().concrete("conversion to a numpy array")?;
         let py = slf.py();
         let np = py.import("numpy")?;
         let a = np.call_method1("asarray", (slf,))?;
@@ -152,14 +154,6 @@ impl Array {
                 .collect::<PyResult<Vec<_>>>()?,
             Err(_) => vec![index_item(py, key)?],
         };
-        if let (Some(IndexItem::Int(i)), Some(&n)) = (items.first(), self.0.shape().first()) {
-            // Python's iteration protocol ends at an IndexError.
-            if *i >= n as isize || *i < -(n as isize) {
-                return Err(PyIndexError::new_err(format!(
-                    "index {i} is out of bounds for axis 0 with size {n}"
-                )));
-            }
-        }
         self.unary(|t| t.index(Items(items)))
     }
 
@@ -171,17 +165,24 @@ impl Array {
         self.scalar("conversion to float", |v| v)
     }
 
-    fn __int__(&self) -> PyResult<i64> {
-        self.scalar("conversion to int", |v| v as i64)
+    fn __int__(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        slf.get().scalar("conversion to int", |_| ())?;
+        // Through numpy, so that a 64-bit integer keeps every bit.
+        let py = slf.py();
+        let v = py
+            .import("numpy")?
+            .call_method1("asarray", (slf,))?
+            .call_method0("item")?;
+        Ok(py.get_type::<pyo3::types::PyInt>().call1((v,))?.unbind())
     }
 
-    fn __index__(&self) -> PyResult<i64> {
-        if !self.0.dtype().is_int() {
+    fn __index__(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        if !slf.get().0.dtype().is_int() {
             return Err(PyTypeError::new_err(
                 "only integer arrays with one element can be converted to an index",
             ));
         }
-        self.__int__()
+        Array::__int__(slf)
     }
 
     /// The value as a Python scalar.
@@ -417,12 +418,13 @@ fn asarray(
     }
 }
 
-/// Whether 64-bit types are enabled; `_oxla.enable_x64(on)` sets it.
+/// Whether 64-bit types are enabled.
 #[pyfunction]
 fn x64_enabled() -> bool {
     oxla::config::x64_enabled()
 }
 
+/// Enables or disables 64-bit types (`jax_enable_x64`).
 #[pyfunction]
 fn enable_x64(on: bool) {
     oxla::config::enable_x64(on)

@@ -117,6 +117,11 @@ pub(crate) fn index_item(py: Python<'_>, k: &Bound<'_, PyAny>) -> PyResult<Index
     if let Ok(a) = k.downcast::<Array>() {
         return Ok(IndexItem::Array(a.get().0.clone()));
     }
+    if k.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(
+            "oxla does not index with a Python bool (numpy adds an axis, or none)",
+        ));
+    }
     if let Ok(i) = k.extract::<isize>() {
         return Ok(IndexItem::Int(i));
     }
@@ -139,6 +144,11 @@ pub(crate) fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Array
     // `tobytes` below gives the elements in row-major order whatever the layout (and,
     // unlike `ascontiguousarray`, keeps a 0-d array 0-d).
     let mut a = np.call_method1("asarray", (x,))?;
+    let dtype = a.getattr("dtype")?;
+    if !dtype.getattr("isnative")?.extract::<bool>()? {
+        // Big-endian values: in this machine's byte order first.
+        a = a.call_method1("astype", (dtype.call_method1("newbyteorder", ("=",))?,))?;
+    }
     let mut name: String = a.getattr("dtype")?.getattr("name")?.extract()?;
     if !oxla::config::x64_enabled() {
         let narrow = match name.as_str() {

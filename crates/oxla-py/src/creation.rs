@@ -21,6 +21,7 @@ fn fill(value: &Arg, dtype: Option<DType>) -> Operand {
     }
 }
 
+/// A `dtype=` argument: `None` when not given.
 fn dtype_arg(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
     match dtype {
         Some(d) if !d.is_none() => Ok(Some(dtype_of(py, d)?)),
@@ -49,7 +50,8 @@ fn full(
     guard(|| Ok(Array(jnp::full(&shape, fill(&fill_value, dtype)))))
 }
 
-/// An array of `shape` filled with `value` in `dtype`, float32 unless given.
+/// An array of `shape` filled with `value` in `dtype`, else the default float (float64
+/// under x64).
 fn filled(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
@@ -57,7 +59,11 @@ fn filled(
     value: f64,
 ) -> PyResult<Array> {
     let (shape, dtype) = (shape_arg(shape)?, dtype_arg(py, dtype)?);
-    let d = dtype.unwrap_or(DType::F32);
+    let d = dtype.unwrap_or(if oxla::config::x64_enabled() {
+        DType::F64
+    } else {
+        DType::F32
+    });
     guard(|| Ok(Array(jnp::full(&shape, fill(&Arg::Float(value), Some(d))))))
 }
 

@@ -6,6 +6,7 @@
 //! exactly as oxla calls a Rust closure.
 
 mod array;
+mod axes;
 mod convert;
 mod creation;
 mod errors;
@@ -25,6 +26,7 @@ fn _oxla(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops::register(m)?;
     creation::register(m)?;
     library::register(m)?;
+    axes::register(m)?;
     transforms::register(m)?;
     Ok(())
 }

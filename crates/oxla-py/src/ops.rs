@@ -123,10 +123,10 @@ fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
     xs.into_iter().map(|x| x.operand().into_tensor()).collect()
 }
 
-/// `jnp.concatenate(arrays, axis=0)`.
+/// `jnp.concatenate(arrays, axis=0)` (`axis=None`: the arrays flattened, end to end).
 #[pyfunction]
-#[pyo3(signature = (arrays, axis=0))]
-fn concatenate(arrays: Vec<Arg>, axis: isize) -> PyResult<Array> {
+#[pyo3(signature = (arrays, axis=Some(0)))]
+fn concatenate(arrays: Vec<Arg>, axis: Option<isize>) -> PyResult<Array> {
     guard(|| Ok(Array(jnp::concatenate(&tensors(arrays), axis))))
 }
 

@@ -30,14 +30,17 @@ fn call(f: &Py<PyAny>, leaves: Vec<Tensor>) -> Vec<Tensor> {
     })
 }
 
+/// Python `f` as a function oxla can transform.
 fn flat(f: Py<PyAny>) -> FlatFn {
     Box::new(move |leaves| call(&f, leaves))
 }
 
+/// The tensors of operands (Python scalars as rank-0 arrays of the default dtypes).
 fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
     xs.into_iter().map(|x| x.operand().into_tensor()).collect()
 }
 
+/// Tensors as `oxla.Array`s.
 fn arrays(ts: Vec<Tensor>) -> Vec<Array> {
     ts.into_iter().map(Array).collect()
 }
@@ -198,11 +201,6 @@ impl Jitted {
     fn lowered_text(&self, args: Vec<Arg>) -> PyResult<String> {
         let args = tensors(args);
         guard(|| Ok(self.0.lower(&args).jaxpr().to_string()))
-    }
-
-    /// How many compiled programs the cache holds.
-    fn cache_size(&self) -> usize {
-        self.0.cache_size()
     }
 }
 

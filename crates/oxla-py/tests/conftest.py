@@ -4,6 +4,7 @@ import sys
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import oxla
@@ -48,3 +49,16 @@ def load_module(path, name, modules):
                 sys.modules.pop(k, None)
             else:
                 sys.modules[k] = v
+
+
+def central_difference(loss, x, eps=1e-6, skip_nan=False):
+    """The gradient of scalar `loss` at float64 array `x` by central differences."""
+    fd = np.zeros_like(x)
+    for j in np.ndindex(x.shape):
+        if skip_nan and np.isnan(x[j]):
+            continue
+        up, down = x.copy(), x.copy()
+        up[j] += eps
+        down[j] -= eps
+        fd[j] = (float(loss(oxla.numpy.asarray(up))) - float(loss(oxla.numpy.asarray(down)))) / (2 * eps)
+    return fd

@@ -146,3 +146,35 @@ def test_iteration_and_scalar_conversions():
         float(a)
     with pytest.raises(TypeError):
         hash(a)
+
+
+def test_numpy_on_the_left_defers_to_oxla():
+    w = np.arange(3, dtype=np.float32)
+    out = oxla.jit(lambda x: w * x + np.float32(2) * x)(jnp.ones(3))
+    assert isinstance(out, oxla.Array)
+    np.testing.assert_allclose(np.asarray(out), w + 2)
+    assert isinstance(w * jnp.ones(3), oxla.Array)
+
+
+def test_a_tracer_is_not_converted_to_numpy():
+    with pytest.raises(oxla.ConcretizationTypeError):
+        oxla.jit(lambda x: np.asarray(x))(jnp.ones(3))
+    with pytest.raises(oxla.ConcretizationTypeError):
+        oxla.jit(lambda x: x.__array__())(jnp.ones(3))
+
+
+def test_x64_creation_defaults_and_exact_integers(x64):
+    assert jnp.zeros(2).dtype == np.float64 and jnp.ones((1, 2)).dtype == np.float64
+    big = 2**62 + 1
+    assert int(jnp.asarray(np.int64(big))) == big
+    assert [0, 1, 2][jnp.asarray(np.int64(2))] == 2
+
+
+def test_big_endian_input_and_out_of_range_indices():
+    x = np.arange(4, dtype=">f4")
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x)), np.arange(4, dtype=np.float32))
+    # numpy's IndexError (JAX clamps the index to 9, hiding the mistake).
+    with pytest.raises(IndexError):
+        jnp.arange(10)[11]
+    with pytest.raises(TypeError):
+        jnp.arange(3)[True]

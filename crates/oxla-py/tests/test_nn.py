@@ -7,6 +7,7 @@ import pytest
 import oxla
 import oxla.numpy as jnp
 from oxla import nn
+from conftest import central_difference
 
 
 def _sigmoid(x):
@@ -62,13 +63,7 @@ def test_grad(name, x64):
         return jnp.sum(f(x) * w)
 
     g = np.asarray(oxla.grad(loss)(jnp.asarray(X)))
-    fd = np.zeros_like(X)
-    for j in np.ndindex(X.shape):
-        up, down = X.copy(), X.copy()
-        up[j] += 1e-6
-        down[j] -= 1e-6
-        fd[j] = (float(loss(jnp.asarray(up))) - float(loss(jnp.asarray(down)))) / 2e-6
-    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g, central_difference(loss, X), rtol=1e-5, atol=1e-6)
 
 
 def test_one_hot():

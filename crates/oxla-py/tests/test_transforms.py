@@ -2,6 +2,7 @@
 control flow, errors, and the memory keywords."""
 
 import collections
+import functools
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ PARAMS = {"w": W, "b": B}
 
 
 def _close(a, b, rtol=1e-5, atol=1e-6):
+    assert oxla.tree_util.tree_structure(a) == oxla.tree_util.tree_structure(b)
     for u, v in zip(oxla.tree_util.tree_leaves(a), oxla.tree_util.tree_leaves(b)):
         np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=rtol, atol=atol)
 
@@ -100,6 +102,40 @@ def test_jit_static_argnums():
     g = oxla.jit(lambda x, *, mode: x + 1 if mode == "up" else x - 1, static_argnames="mode")
     _close(g(X, mode="up"), X + 1)
 
+    def power(x, n):
+        for _ in range(n - 1):
+            x = x * x
+        return x
+
+    # A static parameter is static by position or by name, whichever was declared.
+    by_name = oxla.jit(power, static_argnames="n")
+    by_num = oxla.jit(power, static_argnums=1)
+    for f in (by_name, by_num):
+        _close(f(X, 2), X * X)
+        _close(f(X, n=3), (X * X) * (X * X))
+    _close(oxla.jit(power, static_argnums=None, static_argnames=("n",))(X, 2), X * X)
+
+
+def test_jit_of_a_method_binds_the_instance():
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        @functools.partial(oxla.jit, static_argnums=0)
+        def __call__(self, x):
+            return x * self.k
+
+    _close(Scale(3)(X), X * 3)
+
+
+def test_jit_output_structure_that_depends_on_shapes():
+    f = oxla.jit(lambda x: (x, x) if x.shape[0] == 3 else x)
+    three, two = X[:3], X[:2]
+    assert isinstance(f(three), tuple)
+    _close(f(two), two)
+    assert isinstance(f(three), tuple)
+    _close(f(two), two)
+
 
 def test_vmap_axes_and_outputs():
     f = lambda a, b: {"s": a + b, "p": (a * b, None)}  # noqa: E731
@@ -109,8 +145,9 @@ def test_vmap_axes_and_outputs():
     _close(out, np.asarray(X).sum(1))
     out = oxla.vmap(lambda d: d["x"] * d["k"], in_axes=({"x": 0, "k": None},))({"x": X, "k": B[0]})
     _close(out, X * B[0])
+    _close(oxla.vmap(lambda a, b: a * b, in_axes=[0, None])(X, B[0]), X * B[0])
     with pytest.raises(TypeError):
-        oxla.vmap(lambda a: a, in_axes=[0])(X)
+        oxla.vmap(lambda d: d["x"], in_axes={"x": 0})({"x": X})
     with pytest.raises(ValueError):
         oxla.vmap(lambda a, b: a, in_axes=(0,))(X, X)
 
@@ -153,8 +190,8 @@ def test_python_control_flow():
     assert float(jnp.sum(X)) == pytest.approx(float(np.asarray(X).sum()), rel=1e-6)
     with pytest.raises(oxla.ConcretizationTypeError):
         oxla.jit(lambda x: x if x.sum() > 0 else -x)(X)
-    with pytest.raises(TypeError):
-        oxla.grad(lambda x: 1.0 if x > 0 else 0.0)(1.0)
+    with pytest.raises(oxla.ConcretizationTypeError):
+        oxla.grad(lambda x: x if x > 0 else -x)(1.0)
 
 
 def test_errors_are_python_exceptions():

@@ -2,6 +2,8 @@
 
 import collections
 
+import oxla
+
 import pytest
 
 from oxla import tree_util as tu
@@ -45,3 +47,24 @@ def test_registered_node():
     assert leaves == [1]
     back = tu.tree_unflatten(treedef, [7])[0]
     assert isinstance(back, Box) and back.v == 7 and back.tag == "t"
+
+
+def test_ordered_and_default_dicts_are_nodes():
+    od = collections.OrderedDict([("b", 1), ("a", 2)])
+    leaves, treedef = tu.tree_flatten(od)
+    assert leaves == [1, 2]
+    assert tu.tree_unflatten(treedef, [3, 4]) == collections.OrderedDict([("b", 3), ("a", 4)])
+    dd = collections.defaultdict(list, {"y": 1, "x": 2})
+    leaves, treedef = tu.tree_flatten(dd)
+    assert leaves == [2, 1]
+    back = tu.tree_unflatten(treedef, [5, 6])
+    assert isinstance(back, collections.defaultdict) and back["x"] == 5 and back["zz"] == []
+
+
+def test_tree_map_over_a_prefix_and_reduce():
+    # `rest` may hold whole subtrees where `tree` has leaves, as in JAX.
+    assert tu.tree_map(lambda a, b: (a, b), (1, 2), ([3, 4], 5)) == ((1, [3, 4]), (2, 5))
+    assert tu.tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)}) == 6
+    assert tu.tree_reduce(lambda a, b: a + b, [], 10) == 10
+    assert oxla.tree.map(lambda x: x * 2, [1, (2,)]) == [2, (4,)]
+    assert oxla.tree.leaves({"a": 1, "b": None}) == [1]

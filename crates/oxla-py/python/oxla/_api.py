@@ -1,9 +1,11 @@
 """JAX's transforms over Python functions of pytrees, on oxla's transforms of flat lists."""
 
 import functools
+import inspect
 
 from . import _oxla
-from .tree_util import tree_flatten, tree_unflatten
+from ._oxla import Array
+from .tree_util import LEAF, tree_flatten, tree_unflatten
 
 __all__ = [
     "jit",
@@ -81,9 +83,16 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         leaves, _ = tree_flatten((args, kwargs))
+        if len(leaves) != len(self._leaves):
+            raise TypeError(f"the compiled function takes {len(self._leaves)} array "
+                            f"arguments, got {len(leaves)}")
+        if _signature(leaves) != _signature(self._leaves):
+            raise TypeError("the compiled function was compiled for arguments of shapes and "
+                            f"dtypes {_signature(self._leaves)}, got {_signature(leaves)}")
         return tree_unflatten(self._out, self._jitted(leaves))
 
     def as_text(self):
+        """The jaxpr compiled, as JAX prints it."""
         return self._jitted.lowered_text(self._leaves)
 
 
@@ -114,13 +123,17 @@ class Lowered:
         self._out = out
 
     def compile(self):
+        """The compiled program."""
         return Compiled(self._jitted, self._leaves, self._out)
 
     def as_text(self):
+        """The jaxpr traced, as JAX prints it."""
         return self._jitted.lowered_text(self._leaves)
 
 
 def _static_key(args, kwargs, static_argnums, static_argnames):
+    """The static arguments of a call (positions and names with their values, the cache's
+    key), and the others."""
     nums = tuple(i % len(args) for i in static_argnums if -len(args) <= i < len(args))
     statics = tuple((i, args[i]) for i in nums) + tuple(
         sorted((k, v) for k, v in kwargs.items() if k in static_argnames))
@@ -129,13 +142,70 @@ def _static_key(args, kwargs, static_argnums, static_argnames):
     return statics, dyn_args, dyn_kwargs
 
 
+def _link_statics(fun, static_argnums, static_argnames):
+    """``static_argnums`` and ``static_argnames`` completed from each other through
+    ``fun``'s signature, as JAX does: a static parameter is static whether it is passed by
+    position or by name."""
+    nums = set(static_argnums)
+    names = set(static_argnames)
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return tuple(sorted(nums)), tuple(sorted(names))
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i, p in enumerate(positional):
+        if p.name in names:
+            nums.add(i)
+        if (i in nums or i - len(positional) in nums) and p.kind == p.POSITIONAL_OR_KEYWORD:
+            names.add(p.name)
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
+def _signature(leaves):
+    """The shapes and dtypes of ``leaves``: what oxla's cache of compiled programs tells
+    apart."""
+    arrays = [x if isinstance(x, Array) else _oxla.asarray(x) for x in leaves]
+    return tuple((x.shape, str(x.dtype)) for x in arrays)
+
+
+class _Outputs:
+    """The output structures a jitted function's traces gave: one in nearly every program;
+    when the structure depends on the arguments' shapes, one per signature (oxla compiles
+    once per signature and traces no more, so the structure must be remembered)."""
+
+    def __init__(self):
+        self.only = None
+        self.varies = False
+        self.by_signature = {}
+
+    def record(self, leaves, treedef):
+        self.by_signature[_signature(leaves)] = treedef
+        if self.only is None:
+            self.only = treedef
+        elif treedef != self.only:
+            self.varies = True
+
+    def structure(self, leaves):
+        return self.by_signature[_signature(leaves)] if self.varies else self.only
+
+
 class _Jitted:
+    """A function compiled by :func:`jit`: one oxla program per argument structure and
+    static arguments (and, inside oxla, per shapes and dtypes)."""
+
     def __init__(self, fun, static_argnums, static_argnames):
         self._fun = fun
-        self._static_argnums = tuple(static_argnums)
-        self._static_argnames = tuple(static_argnames)
+        self._static_argnums, self._static_argnames = _link_statics(
+            fun, static_argnums, static_argnames)
         self._cache = {}
+        # Calls whose arguments are all arrays, by their count: the structure is known, so
+        # the call skips flattening (the common case, and dispatch's cost).
+        self._plain = {} if not (self._static_argnums or self._static_argnames) else None
         functools.update_wrapper(self, fun)
+
+    def __get__(self, obj, objtype=None):
+        # A jitted method binds its instance, as a function does.
+        return self if obj is None else functools.partial(self, obj)
 
     def _entry(self, args, kwargs):
         statics, dyn_args, dyn_kwargs = _static_key(
@@ -144,42 +214,60 @@ class _Jitted:
         key = (treedef, statics)
         entry = self._cache.get(key)
         if entry is None:
-            box = {}
+            outs = _Outputs()
             fun = self._fun
             n = len(args)
-
             static_pos = {i: v for i, v in statics if isinstance(i, int)}
             static_kw = {k: v for k, v in statics if isinstance(k, str)}
 
-            def call(dyn, kw):
+            def flat(leaf_list):
+                dyn, kw = tree_unflatten(treedef, leaf_list)
                 it = iter(dyn)
                 full = [static_pos[i] if i in static_pos else next(it) for i in range(n)]
-                return fun(*full, **kw, **static_kw)
+                out_leaves, out_def = tree_flatten(fun(*full, **kw, **static_kw))
+                outs.record(leaf_list, out_def)
+                return out_leaves
 
-            entry = (_oxla.Jitted(_flat(fun, treedef, box, call)), box)
+            entry = (_oxla.Jitted(flat), outs)
             self._cache[key] = entry
         return entry, leaves
 
     def __call__(self, *args, **kwargs):
-        (jitted, box), leaves = self._entry(args, kwargs)
+        plain = self._plain is not None and not kwargs and all(type(a) is Array for a in args)
+        if plain:
+            entry = self._plain.get(len(args))
+            if entry is not None:
+                jitted, outs = entry
+                out = jitted(args)
+                out_def = outs.structure(args)
+                return out[0] if out_def is LEAF else out_def.unflatten(out)
+        entry, leaves = self._entry(args, kwargs)
+        if plain:
+            self._plain[len(args)] = entry
+        jitted, outs = entry
         out = jitted(leaves)
-        return tree_unflatten(box["out"], out)
+        return tree_unflatten(outs.structure(leaves), out)
 
     def lower(self, *args, **kwargs):
-        (jitted, box), leaves = self._entry(args, kwargs)
+        """The function traced for arguments like ``args``; ``.compile()`` compiles it."""
+        (jitted, outs), leaves = self._entry(args, kwargs)
         jitted.lowered_text(leaves)
-        return Lowered(jitted, leaves, box.get("out"))
+        return Lowered(jitted, leaves, outs.structure(leaves))
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=()):
+def jit(fun=None, *, static_argnums=None, static_argnames=None):
     """``fun`` compiled by oxla: traced once per argument structure, shapes and dtypes,
     simplified, fused and planned; later calls run the compiled program."""
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames)
-    if isinstance(static_argnums, int):
+    if static_argnums is None:
+        static_argnums = ()
+    elif isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
-    if isinstance(static_argnames, str):
+    if static_argnames is None:
+        static_argnames = ()
+    elif isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
     return _Jitted(fun, static_argnums, static_argnames)
 
@@ -278,7 +366,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, chunk_si
     oxla's keywords: ``chunk_size=k`` runs ``k`` examples at a time; ``memory_budget=bytes``
     picks the chunk size from the memory plan and raises ``OutOfMemoryError`` when no
     chunk fits."""
-    if not (in_axes is None or isinstance(in_axes, (int, tuple, dict))):
+    if isinstance(in_axes, list):
+        # As JAX does: a list of axes for the positional arguments is read as a tuple.
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or isinstance(in_axes, (int, tuple))):
         raise TypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
             f"positional arguments passed to the function, but got {in_axes!r}.")

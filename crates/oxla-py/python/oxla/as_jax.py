@@ -1,8 +1,9 @@
 """Runs a program written for JAX on oxla: ``python -m oxla.as_jax script.py [args...]``.
 
-``jax``, ``jax.numpy``, ``jax.lax``, ``jax.random``, ``jax.nn`` and ``jax.tree_util`` are
-oxla's modules while the script runs; what oxla lacks raises ``AttributeError`` where the
-script uses it.
+``jax``, ``jax.numpy``, ``jax.lax``, ``jax.random``, ``jax.nn``, ``jax.tree`` and
+``jax.tree_util`` are oxla's modules while the script runs; a function oxla lacks raises
+``AttributeError`` where the script uses it, and a module it lacks
+``ModuleNotFoundError`` where the script imports it.
 """
 
 import runpy
@@ -19,6 +20,7 @@ def install():
         "jax.lax": oxla.lax,
         "jax.random": oxla.random,
         "jax.nn": oxla.nn,
+        "jax.tree": oxla.tree,
         "jax.tree_util": oxla.tree_util,
     })
 

@@ -1,8 +1,12 @@
-"""``oxla.lax``: JAX's ``lax`` functions (``map`` for now)."""
+"""``oxla.lax``: JAX's ``lax`` functions: the elementwise primitives of one array (from
+the extension's table) and ``map``."""
 
+from . import _oxla
 from ._api import vmap
 
-__all__ = ["map"]
+globals().update(_oxla.axis_functions()[1])
+
+__all__ = ["map"] + sorted(_oxla.axis_functions()[1])
 
 
 def map(f, xs, *, batch_size=None):

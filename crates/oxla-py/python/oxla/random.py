@@ -5,11 +5,12 @@ same (oxla has no typed keys) and ``key_data`` returns the key itself.
 """
 
 from . import _oxla
+from ._oxla import bits
 
 globals().update(_oxla.random_functions())
 
 __all__ = ["PRNGKey", "key", "key_data", "split", "fold_in", "normal", "uniform",
-           "bernoulli", "randint"]
+           "bernoulli", "randint", "bits"]
 
 
 def key(seed):

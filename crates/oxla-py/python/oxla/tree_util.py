@@ -1,9 +1,12 @@
 """Pytrees, as `jax.tree_util` defines them.
 
-Containers are tuples, lists, dicts (children in sorted key order), namedtuples, ``None``
-(a tree with no leaves) and any type registered with :func:`register_pytree_node`;
-everything else is a leaf.
+Containers are tuples, lists, dicts (``OrderedDict`` and ``defaultdict`` too; children in
+sorted key order), namedtuples, ``None`` (a tree with no leaves) and any type registered
+with :func:`register_pytree_node`; everything else is a leaf.
 """
+
+import collections
+import functools
 
 
 __all__ = [
@@ -15,7 +18,9 @@ __all__ = [
     "tree_leaves",
     "tree_structure",
     "tree_map",
+    "tree_reduce",
     "all_leaves",
+    "LEAF",
 ]
 
 _registry = {}
@@ -41,7 +46,7 @@ def _is_namedtuple(x):
 class PyTreeDef:
     """The structure of a pytree: its containers, without the leaves."""
 
-    __slots__ = ("kind", "data", "children", "num_leaves", "num_nodes")
+    __slots__ = ("kind", "data", "children", "num_leaves", "num_nodes", "_hash")
 
     def __init__(self, kind, data, children):
         self.kind = kind
@@ -52,6 +57,7 @@ class PyTreeDef:
         else:
             self.num_leaves = sum(c.num_leaves for c in self.children)
             self.num_nodes = 1 + sum(c.num_nodes for c in self.children)
+        self._hash = None
 
     def _key(self):
         return (self.kind, self.data, self.children)
@@ -60,7 +66,9 @@ class PyTreeDef:
         return isinstance(other, PyTreeDef) and self._key() == other._key()
 
     def __hash__(self):
-        return hash(self._key())
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
 
     def unflatten(self, leaves):
         """The tree of this structure holding ``leaves`` in order."""
@@ -86,6 +94,11 @@ class PyTreeDef:
             return kids
         if kind == "dict":
             return dict(zip(self.data, kids))
+        if kind == "ordereddict":
+            return collections.OrderedDict(zip(self.data, kids))
+        if kind == "defaultdict":
+            factory, keys = self.data
+            return collections.defaultdict(factory, zip(keys, kids))
         if kind == "namedtuple":
             return self.data(*kids)
         nodetype, aux = self.data
@@ -104,6 +117,9 @@ class PyTreeDef:
             return "[" + ", ".join(kids) + "]"
         if kind == "dict":
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.data, kids)) + "}"
+        if kind in ("ordereddict", "defaultdict"):
+            keys = self.data if kind == "ordereddict" else self.data[1]
+            return f"{kind}(" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys, kids)) + ")"
         if kind == "namedtuple":
             return f"{self.data.__name__}(" + ", ".join(
                 f"{f}={v}" for f, v in zip(self.data._fields, kids)) + ")"
@@ -114,13 +130,14 @@ class PyTreeDef:
         return f"PyTreeDef({self._str()})"
 
 
-_LEAF = PyTreeDef("leaf", None, ())
+LEAF = PyTreeDef("leaf", None, ())
+"""The structure of a single leaf."""
 
 
 def _flatten(x, leaves, is_leaf):
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
-        return _LEAF
+        return LEAF
     if x is None:
         return PyTreeDef("none", None, ())
     t = type(x)
@@ -128,16 +145,21 @@ def _flatten(x, leaves, is_leaf):
         return PyTreeDef("tuple", None, [_flatten(c, leaves, is_leaf) for c in x])
     if t is list:
         return PyTreeDef("list", None, [_flatten(c, leaves, is_leaf) for c in x])
-    if t is dict:
-        keys = tuple(sorted(x))
-        return PyTreeDef("dict", keys, [_flatten(x[k], leaves, is_leaf) for k in keys])
+    if t is dict or t is collections.OrderedDict or t is collections.defaultdict:
+        keys = tuple(sorted(x)) if t is not collections.OrderedDict else tuple(x)
+        kids = [_flatten(x[k], leaves, is_leaf) for k in keys]
+        if t is dict:
+            return PyTreeDef("dict", keys, kids)
+        if t is collections.OrderedDict:
+            return PyTreeDef("ordereddict", keys, kids)
+        return PyTreeDef("defaultdict", (x.default_factory, keys), kids)
     if t in _registry:
         children, aux = _registry[t][0](x)
         return PyTreeDef("custom", (t, aux), [_flatten(c, leaves, is_leaf) for c in children])
     if _is_namedtuple(x):
         return PyTreeDef("namedtuple", t, [_flatten(c, leaves, is_leaf) for c in x])
     leaves.append(x)
-    return _LEAF
+    return LEAF
 
 
 def tree_flatten(tree, is_leaf=None):
@@ -164,17 +186,31 @@ def tree_structure(tree, is_leaf=None):
 
 def all_leaves(iterable):
     """Whether every element of ``iterable`` is a leaf."""
-    return all(tree_structure(x) == _LEAF for x in iterable)
+    return all(tree_structure(x) == LEAF for x in iterable)
+
+
+def _flatten_up_to(treedef, tree):
+    """The subtrees of ``tree`` at the leaves of ``treedef`` (``treedef`` a prefix of
+    ``tree``'s structure)."""
+    if treedef.kind == "leaf":
+        return [tree]
+    sub = tree_structure(tree, is_leaf=lambda x: x is not tree)
+    if (sub.kind, sub.data) != (treedef.kind, treedef.data) or len(sub.children) != len(
+            treedef.children):
+        raise ValueError(f"Custom node type mismatch; expected {treedef}, got a tree of "
+                         f"structure {tree_structure(tree)}.")
+    children = tree_flatten(tree, is_leaf=lambda x: x is not tree)[0]
+    return [s for d, c in zip(treedef.children, children) for s in _flatten_up_to(d, c)]
 
 
 def tree_map(f, tree, *rest, is_leaf=None):
-    """``f`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``, trees
-    of the same structure)."""
+    """``f`` applied to the leaves of ``tree`` and the matching subtrees of ``rest`` (trees
+    with ``tree``'s structure as a prefix)."""
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = []
-    for r in rest:
-        r_leaves, r_def = tree_flatten(r, is_leaf)
-        if r_def != treedef:
-            raise ValueError(f"Custom node type mismatch; expected {treedef}, got {r_def}.")
-        others.append(r_leaves)
+    others = [_flatten_up_to(treedef, r) for r in rest]
     return treedef.unflatten(f(*xs) for xs in zip(leaves, *others))
+
+
+def tree_reduce(function, tree, *initializer, is_leaf=None):
+    """The leaves of ``tree`` folded with ``function`` (from ``initializer`` if given)."""
+    return functools.reduce(function, tree_leaves(tree, is_leaf), *initializer)

@@ -1,9 +1,11 @@
 """``oxla.numpy``: numpy's functions on oxla arrays, as ``jax.numpy`` has them.
 
 The elementwise functions and reductions come from the extension's tables
-(``_oxla.numpy_functions()``); creation functions build their values with numpy and hold
-them as oxla arrays (constants of a traced program).
+(``_oxla.numpy_functions()``); the creation functions stage ``iota`` and
+``broadcast_in_dim`` when traced, as JAX's do.
 """
+
+import builtins as _builtins
 
 import numpy as _np
 
@@ -15,6 +17,7 @@ from .._oxla import where as _where
 from . import linalg
 
 globals().update(_oxla.numpy_functions())
+globals().update(_oxla.axis_functions()[0])
 
 bool_ = _np.bool_
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
@@ -47,10 +50,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def _holds_array(x):
     return isinstance(x, ndarray) or (
-        isinstance(x, (list, tuple)) and _builtin_any(_holds_array(e) for e in x))
-
-
-_builtin_any = __builtins__["any"] if isinstance(__builtins__, dict) else __builtins__.any
+        isinstance(x, (list, tuple)) and _builtins.any(_holds_array(e) for e in x))
 
 
 def asarray(a, dtype=None):
@@ -77,18 +77,50 @@ def eye(N, M=None, k=0, dtype=None):
     """The identity (``M``, ``k``: a rectangular one, ones on diagonal ``k``)."""
     if M is None and k == 0:
         return _oxla.eye(N, dtype)
-    return asarray(_np.eye(N, M, k, dtype=dtype or _np.float32))
+    return asarray(_np.eye(N, M, k, dtype=_np.float32 if dtype is None else dtype))
+
+
+def broadcast_to(array, shape):
+    """``array`` broadcast to ``shape`` (numpy's rules)."""
+    return _oxla.broadcast_to(array, (shape,) if isinstance(shape, int) else tuple(shape))
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """``array`` padded with ``constant_values``: ``pad_width`` an int, one ``(before,
+    after)`` pair for every axis, or one per axis."""
+    if mode != "constant":
+        raise NotImplementedError(f"oxla's pad takes mode='constant' for now, not {mode!r}")
+    n = ndim(array)
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (n, 2))
+    return _oxla.pad_constant(array, [tuple(int(v) for v in w) for w in widths],
+                              constant_values)
+
+
+def clip(a, a_min=None, a_max=None, *, min=None, max=None):
+    """``a`` limited to ``[a_min, a_max]`` (either bound may be left out)."""
+    lo = min if min is not None else a_min
+    hi = max if max is not None else a_max
+    if lo is not None and hi is not None:
+        return _oxla.clip(a, lo, hi)
+    if lo is not None:
+        return maximum(a, lo)  # noqa: F821 (from the extension's table)
+    if hi is not None:
+        return minimum(a, hi)  # noqa: F821
+    return asarray(a)
 
 
 def shape(a):
+    """The shape of ``a`` (an array or anything numpy reads)."""
     return tuple(a.shape) if isinstance(a, ndarray) else _np.shape(a)
 
 
 def ndim(a):
+    """The number of dimensions of ``a``."""
     return len(shape(a))
 
 
 def size(a):
+    """The number of elements of ``a``."""
     n = 1
     for d in shape(a):
         n *= d
@@ -96,6 +128,7 @@ def size(a):
 
 
 def astype(x, dtype):
+    """``x`` converted to ``dtype``."""
     return asarray(x).astype(dtype)
 
 
