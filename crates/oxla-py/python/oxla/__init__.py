@@ -17,6 +17,7 @@ from ._api import (
     vjp,
     vmap,
 )
+from ._jacobians import hessian, jacfwd, jacrev
 from ._oxla import Array
 from .errors import ConcretizationTypeError, OutOfMemoryError
 from . import config
@@ -30,6 +31,9 @@ __all__ = [
     "errors",
     "explain",
     "grad",
+    "hessian",
+    "jacfwd",
+    "jacrev",
     "jit",
     "jvp",
     "lax",
