@@ -60,3 +60,14 @@ def test_hessian(x64):
     np.testing.assert_allclose(got, _fd_jacobian(lambda x: grad(jnp.asarray(x)), X), rtol=1e-6,
                                atol=1e-8)
     np.testing.assert_allclose(got, got.T, rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [oxla.jacfwd, oxla.jacrev], ids=["jacfwd", "jacrev"])
+def test_has_aux(jac):
+    x = jnp.asarray(X.astype(np.float32))
+    g = lambda x: (jnp.sin(x), {"n": jnp.sum(x), "k": 3})  # noqa: E731
+    j, aux = jac(g, has_aux=True)(x)
+    np.testing.assert_allclose(np.asarray(j), np.diag(np.cos(X)).astype(np.float32), rtol=1e-6,
+                               atol=1e-7)
+    assert aux["k"] == 3
+    np.testing.assert_allclose(float(aux["n"]), X.sum(), rtol=1e-6)

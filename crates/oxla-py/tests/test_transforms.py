@@ -241,3 +241,14 @@ def test_namedtuples_and_registered_classes():
 def test_vmap_of_a_scalar_is_a_value_error():
     with pytest.raises(ValueError, match="in_axes"):
         oxla.vmap(jnp.sin)(jnp.asarray(np.float32(1.0)))
+
+
+def test_vjp_has_aux():
+    out, pullback, aux = oxla.vjp(lambda p: (loss(p, X, Y), {"w": p["w"] * 2}), PARAMS,
+                                  has_aux=True)
+    _close(out, loss(PARAMS, X, Y))
+    _close(aux, {"w": W * 2})
+    (g,) = pullback(jnp.asarray(np.float32(1.0)))
+    _close(g, oxla.grad(loss)(PARAMS, X, Y))
+    with pytest.raises(TypeError, match="pair"):
+        oxla.vjp(lambda p: loss(p, X, Y), PARAMS, has_aux=True)

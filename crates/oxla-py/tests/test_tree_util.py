@@ -68,3 +68,28 @@ def test_tree_map_over_a_prefix_and_reduce():
     assert tu.tree_reduce(lambda a, b: a + b, [], 10) == 10
     assert oxla.tree.map(lambda x: x * 2, [1, (2,)]) == [2, (4,)]
     assert oxla.tree.leaves({"a": 1, "b": None}) == [1]
+
+
+def test_register_dataclass():
+    import dataclasses
+
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Layer:
+        w: object
+        b: object
+        width: int = dataclasses.field(default=4, metadata=dict(static=True))
+
+    leaves, treedef = tu.tree_flatten(Layer(1, 2, 8))
+    assert leaves == [1, 2]
+    back = tu.tree_unflatten(treedef, [5, 6])
+    assert (back.w, back.b, back.width) == (5, 6, 8)
+    assert tu.tree_structure(Layer(1, 2, 8)) != tu.tree_structure(Layer(1, 2, 9))
+
+    @dataclasses.dataclass
+    class Pair:
+        a: object
+        tag: str
+
+    tu.register_dataclass(Pair, data_fields=["a"], meta_fields=["tag"])
+    assert tu.tree_map(lambda v: v + 1, Pair(1, "t")) == Pair(2, "t")

@@ -403,13 +403,36 @@ def jvp(fun, primals, tangents):
     return tree_unflatten(box["out"], out), tree_unflatten(box["out"], dout)
 
 
-def vjp(fun, *primals):
+def _split_aux(out):
+    """``(value, aux)`` from a function's output, as ``has_aux`` asks of it."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("a function transformed with has_aux=True must return a pair "
+                        f"(output, aux), got {type(out).__name__}")
+    return out[0], out[1]
+
+
+def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), vjp_fun)``: ``vjp_fun(cotangent)`` is the tuple of cotangents of
-    the primals."""
+    the primals. ``has_aux``: ``fun`` returns ``(output, aux)``, and the result is
+    ``(output, vjp_fun, aux)``."""
     p_leaves, p_def = tree_flatten((primals, {}))
     box = {}
-    out, pullback = _oxla.vjp(_flat(fun, p_def, box), p_leaves)
-    out_def = box["out"]
+
+    def call(args, kwargs):
+        out = fun(*args, **kwargs)
+        if has_aux:
+            out, aux = _split_aux(out)
+            # The aux leaves are traced as outputs too; their cotangents are zero.
+            value_leaves, box["value"] = tree_flatten(out)
+            box["n"] = len(value_leaves)
+            box["aux"] = tree_flatten(aux)[1]
+            return (out, aux)
+        return out
+
+    out, pullback = _oxla.vjp(_flat(fun, p_def, box, call), p_leaves)
+    n = box["n"] if has_aux else len(out)
+    out_def = box["value"] if has_aux else box["out"]
+    out, aux = out[:n], out[n:]
     prim_def = tree_flatten(primals)[1]
 
     def vjp_fun(cotangent):
@@ -417,8 +440,11 @@ def vjp(fun, *primals):
         if ct_def != out_def:
             raise ValueError(f"unexpected tree structure of argument to vjp function: got "
                              f"{ct_def}, but expected to match {out_def}")
-        return tree_unflatten(prim_def, pullback(ct_leaves))
+        zeros = [_oxla.zeros_like(a) for a in aux]
+        return tree_unflatten(prim_def, pullback(ct_leaves + zeros))
 
+    if has_aux:
+        return tree_unflatten(out_def, out), vjp_fun, tree_unflatten(box["aux"], aux)
     return tree_unflatten(out_def, out), vjp_fun
 
 

@@ -5,7 +5,7 @@ outputs' (reverse)."""
 import functools
 
 from . import numpy as jnp
-from ._api import _argnums, jvp, vjp, vmap
+from ._api import _argnums, _split_aux, jvp, vjp, vmap
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["jacfwd", "jacrev", "hessian"]
@@ -61,39 +61,51 @@ def _unwrap(tree, argnums):
 
 def jacfwd(fun, argnums=0, has_aux=False):
     """The Jacobian of ``fun`` by forward mode: for each output leaf of shape ``o`` and input
-    leaf of shape ``i``, an array of shape ``o + i``."""
-    if has_aux:
-        raise NotImplementedError("oxla's jacfwd takes has_aux=False for now")
+    leaf of shape ``i``, an array of shape ``o + i``. ``has_aux``: ``fun`` returns
+    ``(output, aux)``, and the result is ``(jacobian, aux)``."""
 
     @functools.wraps(fun)
     def jac(*args):
         diff, of_diff = _split_args(fun, args, argnums)
         in_leaves, in_def = tree_flatten(diff)
-        out_def = {}
+        defs = {}
 
         def push(*tangents):
-            out, tangent_out = jvp(of_diff, diff, tree_unflatten(in_def, tangents))
-            leaves, out_def["out"] = tree_flatten(tangent_out)
-            return leaves
+            tangents = tree_unflatten(in_def, tangents)
+            if has_aux:
+                # The aux output rides along; it does not depend on the tangents.
+                (_, aux), (tangent_out, _) = jvp(lambda *d: _split_aux(of_diff(*d)), diff,
+                                                 tangents)
+            else:
+                (_, tangent_out), aux = jvp(of_diff, diff, tangents), None
+            leaves, defs["out"] = tree_flatten(tangent_out)
+            aux_leaves, defs["aux"] = tree_flatten(aux)
+            return leaves, aux_leaves
 
-        stacked = vmap(push)(*_basis(in_leaves))
+        stacked, aux_rows = vmap(push)(*_basis(in_leaves))
         per_output = [tree_unflatten(in_def, _split(s, in_leaves, lead_first=True))
                       for s in stacked]
-        return tree_unflatten(out_def["out"], [_unwrap(t, argnums) for t in per_output])
+        jacobian = tree_unflatten(defs["out"], [_unwrap(t, argnums) for t in per_output])
+        if has_aux:
+            # Every row of the map holds the same aux: the first is it.
+            return jacobian, tree_unflatten(defs["aux"], [a[0] for a in aux_rows])
+        return jacobian
 
     return jac
 
 
 def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian of ``fun`` by reverse mode (shaped as :func:`jacfwd`'s)."""
-    if has_aux:
-        raise NotImplementedError("oxla's jacrev takes has_aux=False for now")
+    """The Jacobian of ``fun`` by reverse mode (shaped as :func:`jacfwd`'s); ``has_aux`` as
+    there."""
 
     @functools.wraps(fun)
     def jac(*args):
         diff, of_diff = _split_args(fun, args, argnums)
         in_leaves, in_def = tree_flatten(diff)
-        out, pullback = vjp(of_diff, *diff)
+        if has_aux:
+            out, pullback, aux = vjp(of_diff, *diff, has_aux=True)
+        else:
+            out, pullback = vjp(of_diff, *diff)
         out_leaves, out_def = tree_flatten(out)
 
         def pull(*cotangents):
@@ -105,11 +117,12 @@ def jacrev(fun, argnums=0, has_aux=False):
         # blocks[k][j]: output leaf j by input leaf k; JAX nests inputs inside outputs.
         per_output = [tree_unflatten(in_def, [blocks[k][j] for k in range(len(in_leaves))])
                       for j in range(len(out_leaves))]
-        return tree_unflatten(out_def, [_unwrap(t, argnums) for t in per_output])
+        jacobian = tree_unflatten(out_def, [_unwrap(t, argnums) for t in per_output])
+        return (jacobian, aux) if has_aux else jacobian
 
     return jac
 
 
 def hessian(fun, argnums=0, has_aux=False):
     """The Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))``."""
-    return jacfwd(jacrev(fun, argnums, has_aux), argnums)
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)

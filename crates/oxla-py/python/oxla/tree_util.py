@@ -13,6 +13,7 @@ __all__ = [
     "PyTreeDef",
     "register_pytree_node",
     "register_pytree_node_class",
+    "register_dataclass",
     "tree_flatten",
     "tree_unflatten",
     "tree_leaves",
@@ -37,6 +38,29 @@ def register_pytree_node_class(cls):
     """Registers a class with ``tree_flatten`` and a ``tree_unflatten`` classmethod."""
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
+
+
+def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
+    """Registers a dataclass: ``data_fields`` are children, ``meta_fields`` part of the
+    structure (static). Without the lists (as a decorator), fields whose metadata says
+    ``static=True`` are meta fields and the others data fields, as in JAX."""
+    import dataclasses
+
+    if data_fields is None or meta_fields is None:
+        fields = [f for f in dataclasses.fields(nodetype) if f.name not in drop_fields]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+
+    def flatten(x):
+        return ([getattr(x, n) for n in data_fields],
+                tuple(getattr(x, n) for n in meta_fields))
+
+    def unflatten(meta, children):
+        return nodetype(**dict(zip(data_fields, children)), **dict(zip(meta_fields, meta)))
+
+    register_pytree_node(nodetype, flatten, unflatten)
+    return nodetype
 
 
 def _is_namedtuple(x):
