@@ -7,7 +7,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::convert::{axis_of, dtype_of, from_numpy, index_item, shape_of, typestr, Arg, Items};
+use crate::convert::{axis_of, dtype_of, from_numpy, index_items, shape_of, typestr, Arg, Items};
 use crate::errors::{guard, ConcretizationTypeError};
 
 /// An array of oxla: concrete (its buffer readable by numpy without a copy) or, inside a
@@ -76,6 +76,12 @@ impl Array {
     #[getter]
     fn size(&self) -> usize {
         self.0.size()
+    }
+
+    /// `x.at[idx]`: the places of an update (`set`, `add`, ...) or a read (`get`).
+    #[getter]
+    fn at(&self) -> crate::control::AtIndexer {
+        crate::control::AtIndexer(self.0.clone())
     }
 
     #[getter(T)]
@@ -147,13 +153,7 @@ impl Array {
     }
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Array> {
-        let items = match key.downcast::<PyTuple>() {
-            Ok(t) => t
-                .iter()
-                .map(|k| index_item(py, &k))
-                .collect::<PyResult<Vec<_>>>()?,
-            Err(_) => vec![index_item(py, key)?],
-        };
+        let items = index_items(py, key)?;
         self.unary(|t| t.index(Items(items)))
     }
 

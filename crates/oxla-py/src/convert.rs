@@ -102,7 +102,7 @@ pub(crate) fn shape_of(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
 }
 
 /// One entry of an index: an int, a slice, `None`, `...`, or an integer array.
-pub(crate) fn index_item(py: Python<'_>, k: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+fn index_item(py: Python<'_>, k: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     if k.is_none() {
         return Ok(IndexItem::NewAxis);
     }
@@ -126,6 +126,14 @@ pub(crate) fn index_item(py: Python<'_>, k: &Bound<'_, PyAny>) -> PyResult<Index
         return Ok(IndexItem::Int(i));
     }
     Ok(IndexItem::Array(from_numpy(py, k)?.0))
+}
+
+/// The entries of an index: those of a tuple, or the one entry.
+pub(crate) fn index_items(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+    match key.downcast::<PyTuple>() {
+        Ok(t) => t.iter().map(|k| index_item(py, &k)).collect(),
+        Err(_) => Ok(vec![index_item(py, key)?]),
+    }
 }
 
 /// An index as oxla's [`Index`](jnp::Index): the entries of a tuple, or one entry.

@@ -7,6 +7,7 @@
 
 mod array;
 mod axes;
+mod control;
 mod convert;
 mod creation;
 mod errors;
@@ -27,6 +28,7 @@ fn _oxla(m: &Bound<'_, PyModule>) -> PyResult<()> {
     creation::register(m)?;
     library::register(m)?;
     axes::register(m)?;
+    control::register(m)?;
     transforms::register(m)?;
     Ok(())
 }

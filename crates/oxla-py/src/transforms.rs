@@ -17,7 +17,7 @@ type FlatFn = Box<dyn Fn(Vec<Tensor>) -> Vec<Tensor> + Send + Sync>;
 
 /// Calls Python `f` on `leaves`; a Python exception unwinds through oxla (which pops its
 /// traces) to the [`guard`] of the call that started the transform.
-fn call(f: &Py<PyAny>, leaves: Vec<Tensor>) -> Vec<Tensor> {
+pub(crate) fn call(f: &Py<PyAny>, leaves: Vec<Tensor>) -> Vec<Tensor> {
     Python::with_gil(|py| {
         let args: Vec<Array> = leaves.into_iter().map(Array).collect();
         let out = f
@@ -36,12 +36,12 @@ fn flat(f: Py<PyAny>) -> FlatFn {
 }
 
 /// The tensors of operands (Python scalars as rank-0 arrays of the default dtypes).
-fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
+pub(crate) fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
     xs.into_iter().map(|x| x.operand().into_tensor()).collect()
 }
 
 /// Tensors as `oxla.Array`s.
-fn arrays(ts: Vec<Tensor>) -> Vec<Array> {
+pub(crate) fn arrays(ts: Vec<Tensor>) -> Vec<Array> {
     ts.into_iter().map(Array).collect()
 }
 

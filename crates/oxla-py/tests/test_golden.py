@@ -13,10 +13,7 @@ GOLDEN = REPO / "tests" / "golden"
 
 # Cases using a function the Python package does not bind yet. A case leaves this list
 # when its function is bound (and must then match JAX); no other case may be unsupported.
-UNSUPPORTED = {
-    "at_updates_1d", "at_get_modes", "at_updates_2d", "at_updates_i32", "scan_no_xs",
-    "scan_no_xs_reverse_unroll",
-}
+UNSUPPORTED = set()
 
 # Cases whose jaxpr is not compared, as in the Rust suite (`crates/oxla/tests/golden/main.rs`
 # says why for each): JAX 0.10 stages these differently from the JAX 0.4-era programs oxla

@@ -4,7 +4,7 @@
 //! The values themselves are checked against JAX in `golden/` (`at_*`) and `golden_ad/`
 //! (`grad_at_*`).
 
-use oxla::numpy::{self as jnp, s, AtMode};
+use oxla::numpy::{self as jnp, s, AtMode, Ellipsis};
 use oxla::{grad, jit, random, vmap, DType, Tensor};
 
 type Op = fn(&Tensor, &Tensor, &Tensor) -> Tensor;
@@ -145,4 +145,28 @@ fn scatter_mul_refuses_the_updates_gradient_as_jax_does() {
         msg.contains("scatter-mul") && msg.contains("unique_indices"),
         "{msg}"
     );
+}
+
+/// An update naming fewer dimensions than the array has (or using `...`) takes values of
+/// the selection's shape: the positions leave out the padding of the dimensions not named.
+#[test]
+fn updates_of_whole_rows_take_values_of_the_row_shape() {
+    let x = jnp::arange(12.0).reshape(&[3, 4]);
+    let row = jnp::arange(4.0) + 100.0;
+    let want = |r: usize| -> Vec<f32> {
+        let mut v: Vec<f32> = (0..12).map(|i| i as f32).collect();
+        for c in 0..4 {
+            v[r * 4 + c] = 100.0 + c as f32;
+        }
+        v
+    };
+    assert_eq!(x.at(1).set(&row).to_vec::<f32>(), want(1));
+    assert_eq!(x.at((Ellipsis, 2)).set(jnp::arange(3.0)).shape(), &[3, 4]);
+    assert_eq!(
+        x.at((2, Ellipsis)).set(&row).to_vec::<f32>(),
+        want(2),
+        "an ellipsis after the row index"
+    );
+    let added = x.at(0).add(&row).to_vec::<f32>();
+    assert_eq!(&added[..4], &[100.0, 102.0, 104.0, 106.0]);
 }

@@ -169,9 +169,33 @@ impl At {
             .iter()
             .filter(|i| !matches!(i, IndexItem::NewAxis | IndexItem::Ellipsis))
             .count();
+        // `...` and the dimensions no item names become whole slices of `x`'s dimensions
+        // (without the padding), so that the positions have the shape of the selection.
+        let whole = |d: usize| IndexItem::Slice(s(Some(0), Some(shape[d] as isize), 1));
+        let mut explicit = Vec::with_capacity(shape.len() + self.items.len());
         let mut d = 0;
-        let mut items = Vec::with_capacity(self.items.len());
         for it in &self.items {
+            match it {
+                IndexItem::Ellipsis => {
+                    for _ in 0..shape.len().saturating_sub(named) {
+                        explicit.push(whole(d));
+                        d += 1;
+                    }
+                }
+                IndexItem::NewAxis => explicit.push(IndexItem::NewAxis),
+                IndexItem::Int(_) | IndexItem::Slice(_) | IndexItem::Array(_) => {
+                    explicit.push(it.clone());
+                    d += 1;
+                }
+            }
+        }
+        while d < shape.len() {
+            explicit.push(whole(d));
+            d += 1;
+        }
+        let mut d = 0;
+        let mut items = Vec::with_capacity(explicit.len());
+        for it in &explicit {
             let n = || shape.get(d).copied().unwrap_or(0);
             items.push(match it {
                 IndexItem::NewAxis => IndexItem::NewAxis,

@@ -1,0 +1,191 @@
+//! `x.at[idx]` updates and `oxla.lax`'s control flow (`scan`, `cond`, `while_loop`,
+//! `fori_loop`) over Python functions of flat lists of arrays.
+
+use oxla::numpy::{AtMode, IndexItem};
+use oxla::Tensor;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::array::Array;
+use crate::convert::{index_items, Arg, Items};
+use crate::errors::{guard, raise};
+use crate::transforms::{arrays, call, tensors};
+
+/// `x.at`: indexing it gives the place of an update.
+#[pyclass(frozen, module = "oxla")]
+pub(crate) struct AtIndexer(pub(crate) Tensor);
+
+#[pymethods]
+impl AtIndexer {
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<AtPlace> {
+        let items = index_items(py, key)?;
+        Ok(AtPlace(self.0.clone(), items))
+    }
+}
+
+/// `x.at[idx]`: `set`, `add`, `multiply`, `min`, `max` give a new array with the places
+/// updated; `get` reads them. `mode` is JAX's (`"promise_in_bounds"`, `"clip"`, `"drop"`,
+/// `"fill"` with `fill_value`).
+#[pyclass(frozen, module = "oxla")]
+pub(crate) struct AtPlace(Tensor, Vec<IndexItem>);
+
+fn at_mode(mode: Option<&str>, fill_value: Option<f64>) -> PyResult<Option<AtMode>> {
+    Ok(match (mode, fill_value) {
+        (None, None) => None,
+        (None | Some("fill"), Some(v)) => Some(AtMode::Fill(v)),
+        (Some("promise_in_bounds"), _) => Some(AtMode::PromiseInBounds),
+        (Some("clip"), _) => Some(AtMode::Clip),
+        (Some("drop"), _) => Some(AtMode::Drop),
+        (Some("fill"), None) => Some(AtMode::Fill(f64::NAN)),
+        (Some(m), _) => return Err(PyValueError::new_err(format!("unknown mode {m:?}"))),
+    })
+}
+
+impl AtPlace {
+    fn update(
+        &self,
+        mode: Option<&str>,
+        f: impl FnOnce(oxla::numpy::At) -> Tensor,
+    ) -> PyResult<Array> {
+        let mode = at_mode(mode, None)?;
+        guard(|| {
+            let at = self.0.at(Items(self.1.clone()));
+            Ok(Array(f(match mode {
+                Some(m) => at.mode(m),
+                None => at,
+            })))
+        })
+    }
+}
+
+#[pymethods]
+impl AtPlace {
+    #[pyo3(signature = (values, mode=None))]
+    fn set(&self, values: Arg, mode: Option<&str>) -> PyResult<Array> {
+        self.update(mode, |at| at.set(values.operand()))
+    }
+    #[pyo3(signature = (values, mode=None))]
+    fn add(&self, values: Arg, mode: Option<&str>) -> PyResult<Array> {
+        self.update(mode, |at| at.add(values.operand()))
+    }
+    #[pyo3(signature = (values, mode=None))]
+    fn multiply(&self, values: Arg, mode: Option<&str>) -> PyResult<Array> {
+        self.update(mode, |at| at.mul(values.operand()))
+    }
+    #[pyo3(signature = (values, mode=None))]
+    fn mul(&self, values: Arg, mode: Option<&str>) -> PyResult<Array> {
+        self.multiply(values, mode)
+    }
+    #[pyo3(signature = (values, mode=None))]
+    fn min(&self, values: Arg, mode: Option<&str>) -> PyResult<Array> {
+        self.update(mode, |at| at.min(values.operand()))
+    }
+    #[pyo3(signature = (values, mode=None))]
+    fn max(&self, values: Arg, mode: Option<&str>) -> PyResult<Array> {
+        self.update(mode, |at| at.max(values.operand()))
+    }
+    #[pyo3(signature = (mode=None, fill_value=None))]
+    fn get(&self, mode: Option<&str>, fill_value: Option<f64>) -> PyResult<Array> {
+        let mode = at_mode(mode, fill_value)?;
+        guard(|| Ok(Array(self.0.at(Items(self.1.clone())).get(mode))))
+    }
+}
+
+/// Calls Python `f(a, b)` on two lists of arrays, returning two lists.
+fn call2(f: &Py<PyAny>, a: Vec<Tensor>, b: Vec<Tensor>) -> (Vec<Tensor>, Vec<Tensor>) {
+    Python::with_gil(|py| {
+        let out = f
+            .call1(py, (arrays(a), arrays(b)))
+            .and_then(|o| o.extract::<(Vec<Arg>, Vec<Arg>)>(py));
+        match out {
+            Ok((c, y)) => (tensors(c), tensors(y)),
+            Err(e) => raise(e),
+        }
+    })
+}
+
+/// `lax.scan` on leaves: `f(carry, x)` returns `(carry, y)` as lists of arrays.
+#[pyfunction]
+#[pyo3(signature = (f, init, xs, length=None, reverse=false, unroll=1))]
+fn scan(
+    f: Py<PyAny>,
+    init: Vec<Arg>,
+    xs: Vec<Arg>,
+    length: Option<usize>,
+    reverse: bool,
+    unroll: usize,
+) -> PyResult<(Vec<Array>, Vec<Array>)> {
+    let (init, xs) = (tensors(init), tensors(xs));
+    guard(|| {
+        let mut s = oxla::lax::scan(|(c, x)| call2(&f, c, x), init, xs)
+            .reverse(reverse)
+            .unroll(unroll.max(1));
+        if let Some(n) = length {
+            s = s.length(n);
+        }
+        let (c, ys): (Vec<Tensor>, Vec<Tensor>) = s.call();
+        Ok((arrays(c), arrays(ys)))
+    })
+}
+
+/// `lax.cond` on leaves: `true_fn` or `false_fn` of the operands, as `pred` says.
+#[pyfunction]
+fn cond(
+    pred: Arg,
+    true_fn: Py<PyAny>,
+    false_fn: Py<PyAny>,
+    operands: Vec<Arg>,
+) -> PyResult<Vec<Array>> {
+    let (pred, operands) = (pred.operand().into_tensor(), tensors(operands));
+    guard(|| {
+        let out: Vec<Tensor> = oxla::lax::cond(
+            &pred,
+            |a: Vec<Tensor>| call(&true_fn, a),
+            |a: Vec<Tensor>| call(&false_fn, a),
+            operands,
+        );
+        Ok(arrays(out))
+    })
+}
+
+/// `lax.while_loop` on leaves: `body_fn` while `cond_fn` (a list holding one bool) holds.
+#[pyfunction]
+fn while_loop(cond_fn: Py<PyAny>, body_fn: Py<PyAny>, init: Vec<Arg>) -> PyResult<Vec<Array>> {
+    let init = tensors(init);
+    guard(|| {
+        let out = oxla::lax::while_loop(
+            |c: Vec<Tensor>| {
+                let mut out = call(&cond_fn, c);
+                out.pop().expect("the Python layer returns the predicate")
+            },
+            |c: Vec<Tensor>| call(&body_fn, c),
+            init,
+        );
+        Ok(arrays(out))
+    })
+}
+
+/// `lax.fori_loop` on leaves: `body(i, carry)` for `i` in `lower..upper`.
+#[pyfunction]
+fn fori_loop(lower: i32, upper: i32, body: Py<PyAny>, init: Vec<Arg>) -> PyResult<Vec<Array>> {
+    let init = tensors(init);
+    guard(|| {
+        let out = oxla::lax::fori_loop(
+            lower,
+            upper,
+            |(i, c): (Tensor, Vec<Tensor>)| call2(&body, vec![i], c).1,
+            init,
+        );
+        Ok(arrays(out))
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AtIndexer>()?;
+    m.add_class::<AtPlace>()?;
+    m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(cond, m)?)?;
+    m.add_function(wrap_pyfunction!(while_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(fori_loop, m)?)?;
+    Ok(())
+}
