@@ -7,9 +7,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::Array;
-use crate::convert::{index_items, Arg, Items};
+use crate::convert::{index_items, tensors, Arg, Items};
 use crate::errors::{guard, raise};
-use crate::transforms::{arrays, call, tensors};
+use crate::transforms::{arrays, call};
 
 /// `x.at`: indexing it gives the place of an update.
 #[pyclass(frozen, module = "oxla")]

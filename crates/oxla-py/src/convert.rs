@@ -56,6 +56,31 @@ pub(crate) fn dtype_of(py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<DTy
         .ok_or_else(|| PyTypeError::new_err(format!("oxla has no dtype {name}")))
 }
 
+/// A `dtype=` argument: `None` when not given.
+pub(crate) fn dtype_arg(
+    py: Python<'_>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<DType>> {
+    match dtype {
+        Some(d) if !d.is_none() => Ok(Some(dtype_of(py, d)?)),
+        _ => Ok(None),
+    }
+}
+
+/// JAX's default float: float64 under x64, else float32.
+pub(crate) fn default_float() -> DType {
+    if oxla::config::x64_enabled() {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+/// The tensors of operands (Python scalars as rank-0 arrays of the default dtypes).
+pub(crate) fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
+    xs.into_iter().map(|x| x.operand().into_tensor()).collect()
+}
+
 /// The dtype numpy reads oxla's bytes as (numpy has no bfloat16: its bytes are `V2`).
 pub(crate) fn typestr(d: DType) -> &'static str {
     match d {

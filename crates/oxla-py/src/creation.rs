@@ -7,7 +7,7 @@ use oxla::Tensor;
 use pyo3::prelude::*;
 
 use crate::array::Array;
-use crate::convert::{dtype_of, Arg};
+use crate::convert::{default_float, dtype_arg, Arg};
 use crate::errors::guard;
 
 /// A fill value in `dtype` when one is given (a literal of that dtype), else as it is.
@@ -18,14 +18,6 @@ fn fill(value: &Arg, dtype: Option<DType>) -> Operand {
         (Arg::Float(f), Some(d)) => Tensor::new(OxArray::scalar_from_f64(*f, d)).into(),
         (Arg::Array(t), Some(d)) => t.astype(d).into(),
         (v, None) => v.operand(),
-    }
-}
-
-/// A `dtype=` argument: `None` when not given.
-fn dtype_arg(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
-    match dtype {
-        Some(d) if !d.is_none() => Ok(Some(dtype_of(py, d)?)),
-        _ => Ok(None),
     }
 }
 
@@ -59,11 +51,7 @@ fn filled(
     value: f64,
 ) -> PyResult<Array> {
     let (shape, dtype) = (shape_arg(shape)?, dtype_arg(py, dtype)?);
-    let d = dtype.unwrap_or(if oxla::config::x64_enabled() {
-        DType::F64
-    } else {
-        DType::F32
-    });
+    let d = dtype.unwrap_or_else(default_float);
     guard(|| Ok(Array(jnp::full(&shape, fill(&Arg::Float(value), Some(d))))))
 }
 

@@ -1,29 +1,17 @@
 //! `oxla.random`, `oxla.nn`, `oxla.numpy.linalg.norm` and `oxla.numpy.ix_`: oxla's functions
 //! with JAX's arguments.
 
-use oxla::array::DType;
 use oxla::numpy::{self as jnp, Operand};
 use oxla::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::{axis_of, dtype_of, Arg};
+use crate::convert::{axis_of, default_float, dtype_arg, Arg};
 use crate::errors::guard;
 
 fn key_of(key: &Arg) -> Tensor {
     key.operand().into_tensor()
-}
-
-fn float_dtype(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
-    match dtype {
-        Some(d) if !d.is_none() => dtype_of(py, d),
-        _ => Ok(if oxla::config::x64_enabled() {
-            DType::F64
-        } else {
-            DType::F32
-        }),
-    }
 }
 
 /// `jax.random.PRNGKey(seed)`: a key as its raw `uint32[2]` data.
@@ -54,7 +42,7 @@ fn normal(
     shape: Vec<usize>,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Array> {
-    let d = float_dtype(py, dtype)?;
+    let d = dtype_arg(py, dtype)?.unwrap_or_else(default_float);
     guard(|| Ok(Array(oxla::random::normal_dtype(&key_of(&key), &shape, d))))
 }
 
@@ -69,7 +57,7 @@ fn uniform(
     minval: f64,
     maxval: f64,
 ) -> PyResult<Array> {
-    let d = float_dtype(py, dtype)?;
+    let d = dtype_arg(py, dtype)?.unwrap_or_else(default_float);
     guard(|| {
         let k = key_of(&key);
         Ok(Array(oxla::random::uniform_range(
@@ -185,10 +173,7 @@ fn one_hot(
     num_classes: usize,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Array> {
-    let d = match dtype {
-        Some(d) if !d.is_none() => Some(dtype_of(py, d)?),
-        _ => None,
-    };
+    let d = dtype_arg(py, dtype)?;
     guard(|| {
         let t = oxla::nn::one_hot(x.operand(), num_classes);
         Ok(Array(match d {

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::{axis_of, Arg};
+use crate::convert::{axis_of, tensors, Arg};
 use crate::errors::guard;
 
 /// Functions of one array.
@@ -116,11 +116,6 @@ fn transpose(a: Arg, axes: Option<Vec<isize>>) -> PyResult<Array> {
             None => jnp::transpose(a.operand(), None::<isize>),
         }))
     })
-}
-
-/// The arrays of a sequence.
-fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
-    xs.into_iter().map(|x| x.operand().into_tensor()).collect()
 }
 
 /// `jnp.concatenate(arrays, axis=0)` (`axis=None`: the arrays flattened, end to end).

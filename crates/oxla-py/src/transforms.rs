@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::Arg;
+use crate::convert::{tensors, Arg};
 use crate::errors::{from_oxla, guard, raise};
 
 /// A Python function of a list of arrays returning a list of arrays, as oxla calls it.
@@ -33,11 +33,6 @@ pub(crate) fn call(f: &Py<PyAny>, leaves: Vec<Tensor>) -> Vec<Tensor> {
 /// Python `f` as a function oxla can transform.
 fn flat(f: Py<PyAny>) -> FlatFn {
     Box::new(move |leaves| call(&f, leaves))
-}
-
-/// The tensors of operands (Python scalars as rank-0 arrays of the default dtypes).
-pub(crate) fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
-    xs.into_iter().map(|x| x.operand().into_tensor()).collect()
 }
 
 /// Tensors as `oxla.Array`s.

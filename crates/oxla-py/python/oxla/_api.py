@@ -74,6 +74,7 @@ class Compiled:
         self._jitted = jitted
         self._leaves = leaves
         self._out = out
+        self._signature = _signature(leaves)
 
     def memory_analysis(self):
         """The static memory plan: ``argument_bytes``, ``output_bytes``, ``temp_bytes``,
@@ -86,9 +87,9 @@ class Compiled:
         if len(leaves) != len(self._leaves):
             raise TypeError(f"the compiled function takes {len(self._leaves)} array "
                             f"arguments, got {len(leaves)}")
-        if _signature(leaves) != _signature(self._leaves):
+        if _signature(leaves) != self._signature:
             raise TypeError("the compiled function was compiled for arguments of shapes and "
-                            f"dtypes {_signature(self._leaves)}, got {_signature(leaves)}")
+                            f"dtypes {self._signature}, got {_signature(leaves)}")
         return tree_unflatten(self._out, self._jitted(leaves))
 
     def as_text(self):
