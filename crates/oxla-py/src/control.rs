@@ -29,15 +29,24 @@ impl AtIndexer {
 #[pyclass(frozen, module = "oxla")]
 pub(crate) struct AtPlace(Tensor, Vec<IndexItem>);
 
-fn at_mode(mode: Option<&str>, fill_value: Option<f64>) -> PyResult<Option<AtMode>> {
-    Ok(match (mode, fill_value) {
-        (None, None) => None,
-        (None | Some("fill"), Some(v)) => Some(AtMode::Fill(v)),
-        (Some("promise_in_bounds"), _) => Some(AtMode::PromiseInBounds),
-        (Some("clip"), _) => Some(AtMode::Clip),
-        (Some("drop"), _) => Some(AtMode::Drop),
-        (Some("fill"), None) => Some(AtMode::Fill(f64::NAN)),
-        (Some(m), _) => return Err(PyValueError::new_err(format!("unknown mode {m:?}"))),
+/// An update's `mode`: out-of-bounds updates are dropped unless `"clip"` clamps them.
+fn update_mode(mode: Option<&str>) -> PyResult<Option<AtMode>> {
+    Ok(match mode {
+        None => None,
+        Some("promise_in_bounds") => Some(AtMode::PromiseInBounds),
+        Some("clip") => Some(AtMode::Clip),
+        Some("fill" | "drop") => Some(AtMode::Drop),
+        Some(m) => return Err(PyValueError::new_err(format!("unknown mode {m:?}"))),
+    })
+}
+
+/// `get`'s `mode`, as JAX's: none promises the indices are in bounds (clamping, and
+/// `fill_value` unused); `"fill"` and `"drop"` give `fill_value` out of bounds, or the
+/// dtype's fill value (NaN, the extreme integer) without one.
+fn get_mode(mode: Option<&str>, fill_value: Option<f64>) -> PyResult<Option<AtMode>> {
+    Ok(match mode {
+        Some("fill" | "drop") => Some(fill_value.map_or(AtMode::Drop, AtMode::Fill)),
+        other => update_mode(other)?,
     })
 }
 
@@ -47,7 +56,7 @@ impl AtPlace {
         mode: Option<&str>,
         f: impl FnOnce(oxla::numpy::At) -> Tensor,
     ) -> PyResult<Array> {
-        let mode = at_mode(mode, None)?;
+        let mode = update_mode(mode)?;
         guard(|| {
             let at = self.0.at(Items(self.1.clone()));
             Ok(Array(f(match mode {
@@ -86,7 +95,7 @@ impl AtPlace {
     }
     #[pyo3(signature = (mode=None, fill_value=None))]
     fn get(&self, mode: Option<&str>, fill_value: Option<f64>) -> PyResult<Array> {
-        let mode = at_mode(mode, fill_value)?;
+        let mode = get_mode(mode, fill_value)?;
         guard(|| Ok(Array(self.0.at(Items(self.1.clone())).get(mode))))
     }
 }

@@ -3,8 +3,9 @@
 //! oxla reports a programmer's mistake by panicking with a message that names shapes and
 //! the primitive; every call into oxla runs inside [`guard`], which turns the panic into
 //! JAX's exception type (read from the message: `ValueError` for an axis out of range,
-//! `IndexError` for an index out of bounds, `TypeError` otherwise) without printing it. A Python exception raised inside a traced function travels through oxla
-//! as a panic payload ([`PyErrPayload`]) and comes out unchanged.
+//! `IndexError` for an index out of bounds or a second `...`, `TypeError` otherwise)
+//! without printing it. A Python exception raised inside a traced function travels
+//! through oxla as a panic payload ([`PyErrPayload`]) and comes out unchanged.
 
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
@@ -91,6 +92,8 @@ fn exception_for(message: &str) -> PyErr {
         ConcretizationTypeError::new_err(message.to_string())
     } else if lower.starts_with("index:") && lower.contains("out of bounds") {
         // numpy's error; JAX clamps the index instead, which hides the mistake.
+        PyIndexError::new_err(message.to_string())
+    } else if lower.contains("one ellipsis") {
         PyIndexError::new_err(message.to_string())
     } else if (lower.contains("axis") || lower.contains("axes"))
         && (lower.contains("out of") || lower.contains("bounds"))

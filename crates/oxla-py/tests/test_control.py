@@ -75,3 +75,36 @@ def test_at_updates_follow_numpy():
     np.testing.assert_allclose(np.asarray(g), 2 * np.ones(4))
     np.testing.assert_array_equal(np.asarray(oxla.jit(lambda a: a.at[1].add(5.0))(a)),
                                   np.asarray(a.at[1].add(5.0)))
+
+
+def test_at_modes_and_ellipsis_rules():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = jnp.asarray(x)
+    assert np.isnan(float(a.at[5, 0].get(mode="fill")))  # the dtype's fill value
+    assert float(a.at[5, 0].get()) == x[2, 0]  # no mode: clamped, as JAX's promise
+    np.testing.assert_array_equal(np.asarray(a.at[9].set(1.0, mode="fill")), x)
+    with pytest.raises(IndexError, match="ellipsis"):
+        a.at[..., ...].set(0.0)
+    np.testing.assert_array_equal(np.asarray(a.at[..., 1].set(7.0))[:, 1], [7.0] * 3)
+    # An empty `...` between index arrays still puts their dimension first, as numpy does.
+    y = np.arange(12.0, dtype=np.float32).reshape(3, 2, 2)
+    i, j = np.array([0, 1]), np.array([1, 0])
+    assert jnp.asarray(y)[:, i, ..., j].shape == y[:, i, ..., j].shape == (2, 3)
+    want = y.copy()
+    want[:, i, ..., j] = np.arange(6.0).reshape(2, 3)
+    got = jnp.asarray(y).at[:, i, ..., j].set(jnp.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_cond_number_predicate_and_scan_options():
+    x = jnp.asarray(X)
+    np.testing.assert_allclose(np.asarray(lax.cond(2, lambda a: a * 2, lambda a: -a, x)), X * 2,
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(lax.cond(0, lambda a: a * 2, lambda a: -a, x)), -X,
+                               rtol=1e-6)
+    body = lambda c, v: [c + v, c]  # noqa: E731  (a list pair, as JAX allows)
+    c1, ys1 = lax.scan(body, 0.0, x)
+    c2, ys2 = lax.scan(body, 0.0, x, unroll=True)
+    np.testing.assert_allclose(float(c1), X.sum(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ys2), np.asarray(ys1), rtol=1e-6)
+    assert float(c2) == pytest.approx(float(c1))

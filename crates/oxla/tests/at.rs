@@ -170,3 +170,20 @@ fn updates_of_whole_rows_take_values_of_the_row_shape() {
     let added = x.at(0).add(&row).to_vec::<f32>();
     assert_eq!(&added[..4], &[100.0, 102.0, 104.0, 106.0]);
 }
+
+/// An ellipsis standing for no dimension still separates the advanced indices around it,
+/// so their dimension goes first (numpy's rule, and JAX's), in `get` and in updates.
+#[test]
+fn an_empty_ellipsis_separates_advanced_indices() {
+    let x = jnp::arange(12.0).reshape(&[3, 2, 2]);
+    let (i, j) = (idx(&[0, 1]), idx(&[1, 0]));
+    let full = s(None, None, 1);
+    assert_eq!(x.index((full, &i, Ellipsis, &j)).shape(), &[2, 3]);
+    assert_eq!(x.index((full, &i, &j)).shape(), &[3, 2]);
+    let got = x
+        .at((full, &i, Ellipsis, &j))
+        .set(jnp::arange(6.0).reshape(&[2, 3]))
+        .to_vec::<f32>();
+    // JAX: [0, 0, 3, 3, 4, 1, 4, 7, 8, 2, 5, 11]
+    assert_eq!(got, [0., 0., 3., 3., 4., 1., 4., 7., 8., 2., 5., 11.]);
+}

@@ -33,7 +33,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
     def flat(carry, x):
         out = f(tree_unflatten(c_def, carry), tree_unflatten(x_def, x))
-        if not (isinstance(out, tuple) and len(out) == 2):
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError("scan body output must be a pair (carry, y), got "
                             f"{type(out).__name__}")
         new_c, new_c_def = tree_flatten(out[0])
@@ -41,8 +41,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         y, box["y"] = tree_flatten(out[1])
         return new_c, y
 
-    carry, ys = _oxla.scan(flat, c_leaves, x_leaves, length, reverse,
-                           unroll if isinstance(unroll, int) else 1)
+    if unroll is True:
+        # Fully unrolled: as many steps at a time as there are.
+        unroll = length if length is not None else (_oxla.asarray(x_leaves[0]).shape[0] if x_leaves else 1)
+    carry, ys = _oxla.scan(flat, c_leaves, x_leaves, length, reverse, max(int(unroll), 1))
     return tree_unflatten(c_def, carry), tree_unflatten(box["y"], ys)
 
 
@@ -61,6 +63,10 @@ def cond(pred, true_fun, false_fun, *operands):
 
         return flat
 
+    pred = _oxla.asarray(pred)
+    if pred.dtype != bool:
+        # JAX's rule: a number is a predicate by being nonzero.
+        pred = pred != 0
     out = _oxla.cond(pred, branch(true_fun, "true_fun"), branch(false_fun, "false_fun"),
                      leaves)
     return tree_unflatten(box["out"], out)

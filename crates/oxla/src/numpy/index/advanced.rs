@@ -48,13 +48,15 @@ fn numpy_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 }
 
 /// `y[items]` for items with at least one integer array (integers in bounds), `x` being the
-/// array the user indexes (named in errors) and `dims` `y`'s shape.
+/// array the user indexes (named in errors) and `dims` `y`'s shape; `split` when an empty
+/// `...` separated the advanced items, which then go first as if not adjacent.
 #[track_caller]
 pub(super) fn lower_advanced(
     x: &Tensor,
     y: &Tensor,
     items: &[IndexItem],
     dims: &[usize],
+    split: bool,
 ) -> Tensor {
     // Advanced indexing: slice the other dimensions, then gather along the indexed ones.
     let slices: Vec<Option<Slice>> = items
@@ -115,7 +117,7 @@ pub(super) fn lower_advanced(
     } else {
         lax::concatenate(&columns, nb)
     };
-    let contiguous = adv.windows(2).all(|w| w[1] == w[0] + 1);
+    let contiguous = !split && adv.windows(2).all(|w| w[1] == w[0] + 1);
     let rest: Vec<usize> = (0..y.ndim()).filter(|d| !adv.contains(d)).collect();
     let before = if contiguous {
         rest.iter().filter(|&&d| d < adv[0]).count()

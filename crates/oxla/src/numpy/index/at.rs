@@ -171,13 +171,27 @@ impl At {
             .count();
         // `...` and the dimensions no item names become whole slices of `x`'s dimensions
         // (without the padding), so that the positions have the shape of the selection.
+        let ellipses = self
+            .items
+            .iter()
+            .filter(|i| matches!(i, IndexItem::Ellipsis))
+            .count();
+        assert!(
+            ellipses <= 1,
+            "at: an index can only have one ellipsis ('...'), got {ellipses}"
+        );
         let whole = |d: usize| IndexItem::Slice(s(Some(0), Some(shape[d] as isize), 1));
         let mut explicit = Vec::with_capacity(shape.len() + self.items.len());
         let mut d = 0;
         for it in &self.items {
             match it {
                 IndexItem::Ellipsis => {
-                    for _ in 0..shape.len().saturating_sub(named) {
+                    let covered = shape.len().saturating_sub(named);
+                    if covered == 0 {
+                        // Still a separator between advanced indices (numpy's rule).
+                        explicit.push(IndexItem::Ellipsis);
+                    }
+                    for _ in 0..covered {
                         explicit.push(whole(d));
                         d += 1;
                     }

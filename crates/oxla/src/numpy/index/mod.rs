@@ -62,6 +62,14 @@ pub(crate) fn index(x: &Tensor, idx: Vec<IndexItem>) -> Tensor {
     {
         fail(x, "an index can only have one ellipsis".into());
     }
+    // An empty `...` still separates the advanced indices on either side of it, which
+    // numpy then places first (its adjacency rule).
+    let advanced = |i: &IndexItem| matches!(i, IndexItem::Array(_) | IndexItem::Int(_));
+    let split = x.ndim() == consumed
+        && idx
+            .iter()
+            .position(|i| matches!(i, IndexItem::Ellipsis))
+            .is_some_and(|p| idx[..p].iter().any(advanced) && idx[p + 1..].iter().any(advanced));
     let full = || IndexItem::Slice(s(None, None, 1));
     let mut items = Vec::new();
     let mut has_ellipsis = false;
@@ -110,7 +118,7 @@ pub(crate) fn index(x: &Tensor, idx: Vec<IndexItem>) -> Tensor {
         }
     }
     if items.iter().any(|i| matches!(i, IndexItem::Array(_))) {
-        lower_advanced(x, &y, &items, &dims)
+        lower_advanced(x, &y, &items, &dims, split)
     } else {
         lower_basic(&y, &items, &dims)
     }

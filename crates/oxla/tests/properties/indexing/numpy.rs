@@ -108,9 +108,10 @@ fn index_case(rng: &mut Rng, shape: &[usize]) -> Vec<Item> {
     items
 }
 
-/// numpy indexing, naively, with JAX's rule for where advanced-index dimensions go: the
-/// ellipsis is expanded first, and advanced indices (arrays and, with them, integers) are
-/// contiguous when their positions in the index (with `None`s) are consecutive.
+/// numpy indexing, naively, with its rule (and JAX's) for where advanced-index dimensions
+/// go: advanced indices (arrays and, with them, integers) are contiguous when their
+/// positions in the index (with `None`s) are consecutive, and an ellipsis between two of
+/// them separates them even when it stands for no dimension.
 fn index_ref(shape: &[usize], items: &[Item]) -> Option<(Vec<usize>, Vec<usize>)> {
     let r = shape.len();
     let consumed = items
@@ -122,9 +123,13 @@ fn index_ref(shape: &[usize], items: &[Item]) -> Option<(Vec<usize>, Vec<usize>)
     }
     let mut its: Vec<Item> = Vec::new();
     let mut has_ellipsis = false;
+    let mut empty_ellipsis_at = None;
     for it in items {
         if let Item::Ellipsis = it {
             has_ellipsis = true;
+            if r == consumed {
+                empty_ellipsis_at = Some(its.len());
+            }
             its.extend((0..r - consumed).map(|_| Item::Slice(None, None, 1)));
         } else {
             its.push(it.clone());
@@ -212,7 +217,10 @@ fn index_ref(shape: &[usize], items: &[Item]) -> Option<(Vec<usize>, Vec<usize>)
         })
         .collect();
     let basic_size = |b: &(usize, Option<Vec<usize>>)| b.1.as_ref().map_or(1, |p| p.len());
-    let contiguous = adv.windows(2).all(|w| w[1] == w[0] + 1);
+    let split = empty_ellipsis_at.is_some_and(|p| {
+        adv.first().is_some_and(|&a| a < p) && adv.last().is_some_and(|&a| a >= p)
+    });
+    let contiguous = !split && adv.windows(2).all(|w| w[1] == w[0] + 1);
     let before = if has_arrays && contiguous {
         basic.iter().filter(|b| b.0 < adv[0]).count()
     } else {
