@@ -11,8 +11,13 @@ mod control;
 mod convert;
 mod creation;
 mod errors;
+mod lax_ops;
 mod library;
+mod linalg;
 mod ops;
+mod shape;
+mod special;
+mod stats;
 mod transforms;
 
 use pyo3::prelude::*;
@@ -30,5 +35,10 @@ fn _oxla(m: &Bound<'_, PyModule>) -> PyResult<()> {
     axes::register(m)?;
     control::register(m)?;
     transforms::register(m)?;
+    special::register(m)?;
+    linalg::register(m)?;
+    stats::register(m)?;
+    shape::register(m)?;
+    lax_ops::register(m)?;
     Ok(())
 }

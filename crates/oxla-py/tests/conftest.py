@@ -21,7 +21,9 @@ def jax_alias():
         setattr(jax, name, getattr(oxla, name))
     jax.__version__ = "oxla"
     return {"jax": jax, "jax.numpy": oxla.numpy, "jax.lax": oxla.lax,
-            "jax.random": oxla.random, "jax.nn": oxla.nn}
+            "jax.random": oxla.random, "jax.nn": oxla.nn, "jax.scipy": oxla.scipy,
+            "jax.scipy.special": oxla.scipy.special, "jax.numpy.fft": oxla.numpy.fft,
+            "jax.numpy.linalg": oxla.numpy.linalg, "jax.lax.linalg": oxla.lax.linalg}
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ keywords: ``vmap(f, chunk_size=k)``, ``vmap(f, memory_budget=bytes)``, and
 ``jit(f).lower(*args).compile().memory_analysis()``.
 """
 
-from . import errors, lax, nn, numpy, random, tree, tree_util
+from . import errors, lax, nn, numpy, random, scipy, tree, tree_util
 from ._api import (
     block_until_ready,
     explain,
@@ -40,6 +40,7 @@ __all__ = [
     "make_jaxpr",
     "nn",
     "random",
+    "scipy",
     "numpy",
     "tree",
     "tree_util",

@@ -1,9 +1,10 @@
 """Runs a program written for JAX on oxla: ``python -m oxla.as_jax script.py [args...]``.
 
-``jax``, ``jax.numpy``, ``jax.lax``, ``jax.random``, ``jax.nn``, ``jax.tree`` and
-``jax.tree_util`` are oxla's modules while the script runs; a function oxla lacks raises
-``AttributeError`` where the script uses it, and a module it lacks
-``ModuleNotFoundError`` where the script imports it.
+``jax`` and its modules (``jax.numpy`` with ``linalg`` and ``fft``, ``jax.lax``,
+``jax.scipy.special``, ``jax.random``, ``jax.nn``, ``jax.tree``, ``jax.tree_util``) are
+oxla's modules while the script runs; a function oxla lacks raises ``AttributeError``
+where the script uses it, and a module it lacks ``ModuleNotFoundError`` where the script
+imports it.
 """
 
 import runpy
@@ -17,6 +18,11 @@ def install():
     sys.modules.update({
         "jax": oxla,
         "jax.numpy": oxla.numpy,
+        "jax.numpy.fft": oxla.numpy.fft,
+        "jax.numpy.linalg": oxla.numpy.linalg,
+        "jax.scipy": oxla.scipy,
+        "jax.scipy.special": oxla.scipy.special,
+        "jax.lax.linalg": oxla.lax.linalg,
         "jax.lax": oxla.lax,
         "jax.random": oxla.random,
         "jax.nn": oxla.nn,

@@ -2,14 +2,17 @@
 the extension's table), ``map``, and control flow (``scan``, ``cond``, ``while_loop``,
 ``fori_loop``) over functions of pytrees."""
 
-from . import _oxla
+from . import _lax_linalg as linalg
+from . import _lax_more, _lax_special, _oxla
 from ._api import vmap
+from ._lax_more import *  # noqa: F401,F403
+from ._lax_special import *  # noqa: F401,F403
 from .tree_util import tree_flatten, tree_unflatten
 
 globals().update(_oxla.axis_functions()[1])
 
-__all__ = ["map", "scan", "cond", "while_loop", "fori_loop"] + sorted(
-    _oxla.axis_functions()[1])
+__all__ = (["linalg", "map", "scan", "cond", "while_loop", "fori_loop"]
+           + sorted(_oxla.axis_functions()[1]) + _lax_more.__all__ + _lax_special.__all__)
 
 
 def map(f, xs, *, batch_size=None):

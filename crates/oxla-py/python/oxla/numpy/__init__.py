@@ -14,7 +14,9 @@ from .._oxla import Array as ndarray
 from .._oxla import concatenate, reshape, stack, transpose
 from .._oxla import arange, full, full_like, linspace, ones, ones_like, zeros, zeros_like
 from .._oxla import where as _where
-from . import linalg
+from . import fft, linalg
+from ._shape import *  # noqa: F401,F403
+from ._stats import *  # noqa: F401,F403
 
 globals().update(_oxla.numpy_functions())
 globals().update(_oxla.axis_functions()[0])

@@ -1,0 +1,3 @@
+"""``oxla.lax.linalg``: ``jax.lax.linalg``'s decompositions and solves."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``oxla.numpy.fft``: ``jax.numpy.fft``'s transforms."""
+
+__all__ = []

@@ -1,0 +1,5 @@
+"""``oxla.scipy``: ``jax.scipy``'s modules (``special``)."""
+
+from . import special
+
+__all__ = ["special"]

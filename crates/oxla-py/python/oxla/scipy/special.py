@@ -1,0 +1,3 @@
+"""``oxla.scipy.special``: ``jax.scipy.special``'s functions."""
+
+__all__ = []

@@ -1,0 +1,8 @@
+//! numpy's shape, polynomial and miscellaneous functions, bound for Python.
+
+use pyo3::prelude::*;
+
+/// Adds this file's functions to the extension module.
+pub(crate) fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}
