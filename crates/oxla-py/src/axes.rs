@@ -104,7 +104,7 @@ fn axis_functions(py: Python<'_>) -> PyResult<(Bound<'_, PyDict>, Bound<'_, PyDi
     for f in lax_unary![
         neg, exp, log, log1p, sin, cos, tanh, logistic, sqrt, cbrt, rsqrt, abs, sign, floor, ceil,
         round, erf_inv, is_finite, erf, erfc, lgamma, digamma, tan, asin, acos, atan, sinh, cosh,
-        asinh, acosh, atanh, expm1, exp2, square,
+        asinh, acosh, atanh, expm1, exp2, square, stop_gradient,
     ] {
         lax.set_item(f.__name__, Bound::new(py, f)?)?;
     }
