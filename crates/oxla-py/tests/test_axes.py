@@ -9,7 +9,7 @@ import pytest
 
 import oxla
 import oxla.numpy as jnp
-from oxla import _oxla
+from oxla import _oxla, lax
 from conftest import central_difference
 
 ON_AXIS, LAX = _oxla.axis_functions()
@@ -91,11 +91,11 @@ LAX_REFERENCE = {
     "lgamma": np.vectorize(math.lgamma), "tan": np.tan, "asin": np.arcsin,
     "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "expm1": np.expm1,
-    "exp2": np.exp2, "square": np.square,
+    "exp2": np.exp2, "square": np.square, "stop_gradient": lambda x: x,
 }
 # Functions checked for their value elsewhere (the Rust suite's goldens): erf_inv, digamma.
 LAX_VALUE_ELSEWHERE = {"erf_inv", "digamma"}
-LAX_NO_GRAD = {"sign", "floor", "ceil", "round", "is_finite"}
+LAX_NO_GRAD = {"sign", "floor", "ceil", "round", "is_finite", "stop_gradient"}
 
 
 def _lax_input(name, shape, rng):
@@ -130,6 +130,11 @@ def test_lax_grad(name, x64):
     loss = lambda a: jnp.sum(f(a))  # noqa: E731
     g = np.asarray(oxla.grad(loss)(jnp.asarray(x)))
     np.testing.assert_allclose(g, central_difference(loss, x), rtol=1e-5, atol=1e-6)
+
+
+def test_stop_gradient_has_zero_derivative():
+    g = oxla.grad(lambda x: jnp.sum(lax.stop_gradient(x) * x))(jnp.asarray(np.arange(3.0)))
+    np.testing.assert_array_equal(np.asarray(g), np.arange(3.0))
 
 
 def test_shape_helpers():
