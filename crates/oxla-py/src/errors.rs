@@ -4,7 +4,7 @@
 //! the primitive; every call into oxla runs inside [`guard`], which turns the panic into
 //! JAX's exception type (read from the message: `ValueError` for an axis out of range,
 //! `IndexError` for an index out of bounds or a second `...`, `TypeError` otherwise)
-//! without printing it. A Python exception raised inside a traced function travels
+//! without printing it, naming the user's Python file and line. A Python exception raised inside a traced function travels
 //! through oxla as a panic payload ([`PyErrPayload`]) and comes out unchanged.
 
 use std::cell::Cell;
@@ -82,7 +82,40 @@ fn from_panic(payload: Box<dyn std::any::Any + Send>) -> PyErr {
     } else {
         "oxla panicked".to_string()
     };
-    exception_for(&message)
+    exception_for(&at_user_line(&message))
+}
+
+/// `message` with the Rust locations oxla names (`  at crates/...rs:L:C`: from Python,
+/// always this crate's binding that called oxla) replaced by the line of the user's Python
+/// code that made the call.
+fn at_user_line(message: &str) -> String {
+    let rust_location = |l: &str| {
+        let l = l.trim_start();
+        l.starts_with("at ") && l.contains(".rs:")
+    };
+    let kept: Vec<&str> = message.lines().filter(|l| !rust_location(l)).collect();
+    let kept = kept.join("\n");
+    match Python::with_gil(|py| user_frame(py).ok().flatten()) {
+        Some(at) => format!("{kept}\n  at {at}"),
+        None => kept,
+    }
+}
+
+/// `file:line` of the innermost Python frame outside the `oxla` package (and outside
+/// Python's frozen import machinery): the user's code that called oxla.
+fn user_frame(py: Python<'_>) -> PyResult<Option<String>> {
+    let package = py.import("oxla")?.getattr("__path__")?.get_item(0)?;
+    let package: String = package.extract()?;
+    let mut frame = py.import("sys")?.call_method1("_getframe", (0,))?;
+    while !frame.is_none() {
+        let file: String = frame.getattr("f_code")?.getattr("co_filename")?.extract()?;
+        if !file.starts_with(&package) && !file.starts_with("<frozen") {
+            let line: usize = frame.getattr("f_lineno")?.extract()?;
+            return Ok(Some(format!("{file}:{line}")));
+        }
+        frame = frame.getattr("f_back")?;
+    }
+    Ok(None)
 }
 
 /// JAX's exception type for an oxla panic message.

@@ -15,6 +15,7 @@ mod lax_ops;
 mod library;
 mod linalg;
 mod ops;
+mod plain;
 mod shape;
 mod special;
 mod stats;
@@ -35,6 +36,7 @@ fn _oxla(m: &Bound<'_, PyModule>) -> PyResult<()> {
     axes::register(m)?;
     control::register(m)?;
     transforms::register(m)?;
+    plain::register(m)?;
     special::register(m)?;
     linalg::register(m)?;
     stats::register(m)?;

@@ -3,6 +3,7 @@ control flow, errors, and the memory keywords."""
 
 import collections
 import functools
+import sys
 
 import numpy as np
 import pytest
@@ -88,6 +89,29 @@ def test_jit_matches_eager_and_caches():
     assert f._cache and len(f._cache) == 1
     _close(oxla.jit(oxla.grad(loss))(PARAMS, X, Y), oxla.grad(loss)(PARAMS, X, Y))
     _close(oxla.grad(oxla.jit(loss))(PARAMS, X, Y), oxla.grad(loss)(PARAMS, X, Y))
+
+
+def test_jit_plain_trees_flatten_in_rust():
+    from oxla import _oxla
+
+    tree = ({"b": [X, None], "a": (X[0],)}, [])
+    structure, leaves = _oxla.plain_flatten(tree)
+    assert structure == "({1:a(L)1:b[LN]}[])" and len(leaves) == 2 and leaves[1] is X
+    rebuilt = _oxla.plain_unflatten(structure, leaves)
+    assert list(rebuilt[0]) == ["a", "b"] and rebuilt[0]["b"][1] is None and rebuilt[1] == []
+    Point = collections.namedtuple("Point", "x y")
+    assert _oxla.plain_flatten(Point(X, X)) is None and _oxla.plain_flatten({1: X}) is None
+    f = oxla.jit(lambda d, ps: {"s": d["x"] + ps[0].x, "p": [ps[1], None]})
+    for _ in range(3):  # the first call traces; the others take the Rust path
+        out = f({"x": X}, [Point(X, X), X])
+        _close(out["s"], X * 2)
+        assert out["p"][1] is None
+    g = oxla.jit(lambda ps: [(p * 2, {"n": None}) for p in ps])
+    for _ in range(2):
+        out = g([X, X[0]])
+        assert isinstance(out, list) and isinstance(out[1], tuple) and out[1][1] == {"n": None}
+        _close(out[1][0], X[0] * 2)
+    assert len(g._plain) == 1
 
 
 def test_jit_static_argnums():
@@ -197,6 +221,10 @@ def test_python_control_flow():
 def test_errors_are_python_exceptions():
     with pytest.raises(TypeError, match="matmul"):
         X @ X
+    here = f"{__file__}:{sys._getframe().f_lineno + 2}"
+    with pytest.raises(TypeError) as e:
+        oxla.jit(lambda a: jnp.matmul(a, a))(X)  # the user's line, inside a traced function
+    assert str(e.value).endswith(f"at {here}") and ".rs:" not in str(e.value), str(e.value)
     with pytest.raises(ValueError):
         jnp.sum(X, axis=5)
     with pytest.raises(TypeError, match="scalar"):

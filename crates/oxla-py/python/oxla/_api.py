@@ -5,7 +5,7 @@ import inspect
 
 from . import _oxla
 from ._oxla import Array
-from .tree_util import LEAF, tree_flatten, tree_unflatten
+from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
     "jit",
@@ -178,13 +178,18 @@ class _Outputs:
         self.only = None
         self.varies = False
         self.by_signature = {}
+        # The only structure as `_oxla.plain_flatten` writes it, when it is a plain tree.
+        self.plain = None
 
-    def record(self, leaves, treedef):
+    def record(self, leaves, treedef, out):
         self.by_signature[_signature(leaves)] = treedef
         if self.only is None:
             self.only = treedef
+            flat = _oxla.plain_flatten(out)
+            self.plain = flat[0] if flat is not None else None
         elif treedef != self.only:
             self.varies = True
+            self.plain = None
 
     def structure(self, leaves):
         return self.by_signature[_signature(leaves)] if self.varies else self.only
@@ -199,8 +204,10 @@ class _Jitted:
         self._static_argnums, self._static_argnames = _link_statics(
             fun, static_argnums, static_argnames)
         self._cache = {}
-        # Calls whose arguments are all arrays, by their count: the structure is known, so
-        # the call skips flattening (the common case, and dispatch's cost).
+        # Calls whose arguments are plain trees (tuples, lists, string-keyed dicts, None,
+        # arrays), by their structure as `_oxla.plain_flatten` writes it: they flatten and
+        # rebuild in Rust, without Python's tree_util (dispatch's cost, and a microsecond a
+        # leaf).
         self._plain = {} if not (self._static_argnums or self._static_argnames) else None
         functools.update_wrapper(self, fun)
 
@@ -225,8 +232,9 @@ class _Jitted:
                 dyn, kw = tree_unflatten(treedef, leaf_list)
                 it = iter(dyn)
                 full = [static_pos[i] if i in static_pos else next(it) for i in range(n)]
-                out_leaves, out_def = tree_flatten(fun(*full, **kw, **static_kw))
-                outs.record(leaf_list, out_def)
+                out = fun(*full, **kw, **static_kw)
+                out_leaves, out_def = tree_flatten(out)
+                outs.record(leaf_list, out_def, out)
                 return out_leaves
 
             entry = (_oxla.Jitted(flat), outs)
@@ -234,17 +242,18 @@ class _Jitted:
         return entry, leaves
 
     def __call__(self, *args, **kwargs):
-        plain = self._plain is not None and not kwargs and all(type(a) is Array for a in args)
-        if plain:
-            entry = self._plain.get(len(args))
+        flat = None if self._plain is None or kwargs else _oxla.plain_flatten(args)
+        if flat is not None:
+            entry = self._plain.get(flat[0])
             if entry is not None:
                 jitted, outs = entry
-                out = jitted(args)
-                out_def = outs.structure(args)
-                return out[0] if out_def is LEAF else out_def.unflatten(out)
+                out = jitted(flat[1])
+                if outs.plain is not None:
+                    return out[0] if outs.plain == "L" else _oxla.plain_unflatten(outs.plain, out)
+                return tree_unflatten(outs.structure(flat[1]), out)
         entry, leaves = self._entry(args, kwargs)
-        if plain:
-            self._plain[len(args)] = entry
+        if flat is not None:
+            self._plain[flat[0]] = entry
         jitted, outs = entry
         out = jitted(leaves)
         return tree_unflatten(outs.structure(leaves), out)
