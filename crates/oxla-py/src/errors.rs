@@ -126,6 +126,9 @@ fn exception_for(message: &str) -> PyErr {
     } else if lower.starts_with("index:") && lower.contains("out of bounds") {
         // numpy's error; JAX clamps the index instead, which hides the mistake.
         PyIndexError::new_err(message.to_string())
+    } else if lower.contains("devices, but only") {
+        // JAX's error for a mapped axis longer than the device count.
+        PyValueError::new_err(message.to_string())
     } else if lower.contains("one ellipsis") {
         PyIndexError::new_err(message.to_string())
     } else if (lower.contains("axis") || lower.contains("axes"))

@@ -13,7 +13,7 @@ use crate::convert::{tensors, Arg};
 use crate::errors::{from_oxla, guard, raise};
 
 /// A Python function of a list of arrays returning a list of arrays, as oxla calls it.
-type FlatFn = Box<dyn Fn(Vec<Tensor>) -> Vec<Tensor> + Send + Sync>;
+pub(crate) type FlatFn = Box<dyn Fn(Vec<Tensor>) -> Vec<Tensor> + Send + Sync>;
 
 /// Calls Python `f` on `leaves`; a Python exception unwinds through oxla (which pops its
 /// traces) to the [`guard`] of the call that started the transform.
@@ -31,8 +31,35 @@ pub(crate) fn call(f: &Py<PyAny>, leaves: Vec<Tensor>) -> Vec<Tensor> {
 }
 
 /// Python `f` as a function oxla can transform.
-fn flat(f: Py<PyAny>) -> FlatFn {
+pub(crate) fn flat(f: Py<PyAny>) -> FlatFn {
     Box::new(move |leaves| call(&f, leaves))
+}
+
+/// A Python function of a list of arrays returning two lists: the outputs mapped along
+/// axis 0 and those the same for every example (`out_axes` `None`), as `vmap` and `pmap`
+/// call it; the Python layer moves and reorders them.
+pub(crate) type SplitFn = Box<dyn Fn(Vec<Tensor>) -> (Vec<Tensor>, Vec<Tensor>) + Send + Sync>;
+
+/// Python `f` returning `[mapped, unmapped]` as a [`SplitFn`].
+pub(crate) fn split(f: Py<PyAny>) -> SplitFn {
+    Box::new(move |leaves| {
+        Python::with_gil(|py| {
+            let args: Vec<Array> = leaves.into_iter().map(Array).collect();
+            let out = f
+                .call1(py, (args,))
+                .and_then(|out| out.extract::<(Vec<Arg>, Vec<Arg>)>(py));
+            let ts = |v: Vec<Arg>| v.into_iter().map(|a| a.operand().into_tensor()).collect();
+            match out {
+                Ok((mapped, same)) => (ts(mapped), ts(same)),
+                Err(e) => raise(e),
+            }
+        })
+    })
+}
+
+/// The output axes of a [`SplitFn`]: 0 for its first list, `None` for its second.
+pub(crate) fn split_out_axes() -> AxisTree {
+    AxisTree::Node(vec![AxisTree::Leaf(Some(0)), AxisTree::Leaf(None)])
 }
 
 /// Tensors as `oxla.Array`s.
@@ -104,7 +131,7 @@ fn vjp(f: Py<PyAny>, primals: Vec<Arg>) -> PyResult<(Vec<Array>, Pullback)> {
 }
 
 /// Axis names live as long as the program: each distinct name is kept once.
-fn intern(name: String) -> &'static str {
+pub(crate) fn intern(name: String) -> &'static str {
     static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
     let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
     let names = names.get_or_insert_with(HashSet::new);
@@ -116,28 +143,26 @@ fn intern(name: String) -> &'static str {
     n
 }
 
-/// `vmap(f)(*args)` on leaves: one input axis per leaf (`None`: not mapped), one output
-/// axis for every output, and oxla's chunking and memory budget.
+/// `vmap(f)(*args)` on leaves: one input axis per leaf (`None`: not mapped); `f` is a
+/// [`SplitFn`], whose outputs come back as `(mapped, unmapped)`. oxla's chunking and
+/// memory budget apply.
 #[pyfunction]
-#[pyo3(signature = (f, args, in_axes, out_axes, axis_name=None, axis_size=None, chunk_size=None, memory_budget=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (f, args, in_axes, axis_name=None, axis_size=None, chunk_size=None, memory_budget=None))]
 fn vmap(
     py: Python<'_>,
     f: Py<PyAny>,
     args: Vec<Arg>,
     in_axes: Vec<Option<isize>>,
-    out_axes: Option<isize>,
     axis_name: Option<String>,
     axis_size: Option<usize>,
     chunk_size: Option<usize>,
     memory_budget: Option<usize>,
-) -> PyResult<Vec<Array>> {
-    let f = flat(f);
-    let mut v = oxla::vmap(f)
+) -> PyResult<(Vec<Array>, Vec<Array>)> {
+    let mut v = oxla::vmap(split(f))
         .in_axes(AxisTree::Node(
             in_axes.into_iter().map(AxisTree::Leaf).collect(),
         ))
-        .out_axes(AxisTree::Leaf(out_axes));
+        .out_axes(split_out_axes());
     if let Some(name) = axis_name {
         v = v.axis_name(intern(name));
     }
@@ -148,12 +173,13 @@ fn vmap(
         v = v.chunk_size(k);
     }
     let args = tensors(args);
+    let both = |(a, b): (Vec<Tensor>, Vec<Tensor>)| (arrays(a), arrays(b));
     guard(|| match memory_budget {
         Some(bytes) => match v.memory_budget(bytes).call(args) {
-            Ok(out) => Ok(arrays(out)),
+            Ok(out) => Ok(both(out)),
             Err(e) => Err(from_oxla(py, e)),
         },
-        None => Ok(arrays(v.call(args))),
+        None => Ok(both(v.call(args))),
     })
 }
 

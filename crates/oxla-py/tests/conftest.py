@@ -1,8 +1,13 @@
 """Shared helpers: the repository's paths, and JAX's module names pointing at oxla."""
 
+import os
 import sys
 import types
 from pathlib import Path
+
+# Two CPU devices for pmap and shard_map, set the way JAX users set them (before oxla
+# starts its devices).
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """The seeds as Python programs (`python/examples/`) run and say what the JAX programs say.
 seed 004 runs at N=20 here (its source with `N = 400` replaced), seed 000 at 120 images of
-16x16."""
+16x16 and, for its pmap answer, 40 of 100x100."""
 
 import subprocess
 import sys
@@ -20,6 +20,9 @@ def _run(args, source=None):
 def test_seed000():
     out = _run(["seed000.py", "120", "16"])
     assert "blocked and budgeted agree: True" in out and "memory plan" in out
+    # The pmap answer hard-codes 100x100 images.
+    out = _run(["seed000.py", "40", "100"])
+    assert "pmap over 2 devices" in out and "pmap and budgeted agree: True" in out, out
 
 
 def test_seed002():

@@ -5,13 +5,13 @@ import inspect
 
 from . import _oxla
 from ._oxla import Array
+from .config import JIT_DISABLED
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
     "jit",
     "grad",
     "value_and_grad",
-    "vmap",
     "jvp",
     "vjp",
     "make_jaxpr",
@@ -242,6 +242,8 @@ class _Jitted:
         return entry, leaves
 
     def __call__(self, *args, **kwargs):
+        if JIT_DISABLED[0]:
+            return self._fun(*args, **kwargs)
         flat = None if self._plain is None or kwargs else _oxla.plain_flatten(args)
         if flat is not None:
             entry = self._plain.get(flat[0])
@@ -345,58 +347,6 @@ def grad(fun, argnums=0, has_aux=False):
         return vg(*args, **kwargs)[1]
 
     return g
-
-
-def _broadcast_prefix(prefix, tree, what):
-    """One axis per leaf of ``tree`` from ``prefix``, a tree whose leaves (ints or None)
-    apply to whole subtrees."""
-    if prefix is None or isinstance(prefix, int):
-        return [prefix] * len(tree_flatten(tree)[0])
-    if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
-        if len(prefix) != len(tree):
-            raise ValueError(
-                f"vmap {what} specification must be a tree prefix of the corresponding "
-                f"value, got specification {prefix!r} for value tree of length {len(tree)}")
-        return [a for p, t in zip(prefix, tree) for a in _broadcast_prefix(p, t, what)]
-    if isinstance(prefix, dict) and isinstance(tree, dict):
-        if set(prefix) != set(tree):
-            raise ValueError(
-                f"vmap {what} specification must be a tree prefix of the corresponding "
-                f"value, got keys {sorted(prefix)} for keys {sorted(tree)}")
-        return [a for k in sorted(tree) for a in _broadcast_prefix(prefix[k], tree[k], what)]
-    raise ValueError(
-        f"vmap {what} specification must be a tree prefix of the corresponding value, "
-        f"got specification {prefix!r} for value of type {type(tree).__name__}")
-
-
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, chunk_size=None,
-         memory_budget=None):
-    """``fun`` mapped over axis ``in_axes`` of its arguments.
-
-    oxla's keywords: ``chunk_size=k`` runs ``k`` examples at a time; ``memory_budget=bytes``
-    picks the chunk size from the memory plan and raises ``OutOfMemoryError`` when no
-    chunk fits."""
-    if isinstance(in_axes, list):
-        # As JAX does: a list of axes for the positional arguments is read as a tuple.
-        in_axes = tuple(in_axes)
-    if not (in_axes is None or isinstance(in_axes, (int, tuple))):
-        raise TypeError(
-            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
-            f"positional arguments passed to the function, but got {in_axes!r}.")
-    if not (out_axes is None or isinstance(out_axes, int)):
-        raise NotImplementedError("oxla's vmap takes one out_axes (an int or None) for now")
-
-    @functools.wraps(fun)
-    def batched(*args, **kwargs):
-        axes = _broadcast_prefix(in_axes, args, "in_axes")
-        axes += [0] * len(tree_flatten(kwargs)[0])
-        leaves, treedef = tree_flatten((args, kwargs))
-        box = {}
-        out = _oxla.vmap(_flat(fun, treedef, box), leaves, axes, out_axes, axis_name,
-                         axis_size, chunk_size, memory_budget)
-        return tree_unflatten(box["out"], out)
-
-    return batched
 
 
 def jvp(fun, primals, tangents):

@@ -5,7 +5,8 @@ outputs' (reverse)."""
 import functools
 
 from . import numpy as jnp
-from ._api import _argnums, _split_aux, jvp, vjp, vmap
+from ._api import _argnums, _split_aux, jvp, vjp
+from ._mapping import vmap
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["jacfwd", "jacrev", "hessian"]

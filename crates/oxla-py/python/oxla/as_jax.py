@@ -1,7 +1,8 @@
 """Runs a program written for JAX on oxla: ``python -m oxla.as_jax script.py [args...]``.
 
 ``jax`` and its modules (``jax.numpy`` with ``linalg`` and ``fft``, ``jax.lax``,
-``jax.scipy.special``, ``jax.random``, ``jax.nn``, ``jax.tree``, ``jax.tree_util``) are
+``jax.scipy.special``, ``jax.random``, ``jax.nn``, ``jax.sharding``, ``jax.debug``,
+``jax.tree``, ``jax.tree_util``) are
 oxla's modules while the script runs; a function oxla lacks raises ``AttributeError``
 where the script uses it, and a module it lacks ``ModuleNotFoundError`` where the script
 imports it.
@@ -23,6 +24,8 @@ def install():
         "jax.scipy": oxla.scipy,
         "jax.scipy.special": oxla.scipy.special,
         "jax.lax.linalg": oxla.lax.linalg,
+        "jax.sharding": oxla.sharding,
+        "jax.debug": oxla.debug,
         "jax.lax": oxla.lax,
         "jax.random": oxla.random,
         "jax.nn": oxla.nn,

@@ -3,17 +3,19 @@ the extension's table), ``map``, and control flow (``scan``, ``cond``, ``while_l
 ``fori_loop``) over functions of pytrees."""
 
 from . import _lax_linalg as linalg
-from . import _lax_complex, _lax_more, _lax_special, _oxla
-from ._api import vmap
+from . import _lax_complex, _lax_more, _lax_parallel, _lax_special, _oxla
+from ._mapping import vmap
 from ._lax_complex import *  # noqa: F401,F403
 from ._lax_more import *  # noqa: F401,F403
+from ._lax_parallel import *  # noqa: F401,F403
 from ._lax_special import *  # noqa: F401,F403
 from .tree_util import tree_flatten, tree_unflatten
 
 globals().update(_oxla.axis_functions()[1])
 
 __all__ = (["linalg", "map", "scan", "cond", "while_loop", "fori_loop"]
-           + sorted(_oxla.axis_functions()[1]) + _lax_complex.__all__ + _lax_more.__all__ + _lax_special.__all__)
+           + sorted(_oxla.axis_functions()[1]) + _lax_complex.__all__ + _lax_more.__all__ + _lax_parallel.__all__
+           + _lax_special.__all__)
 
 
 def map(f, xs, *, batch_size=None):
