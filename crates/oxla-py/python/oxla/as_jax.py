@@ -2,10 +2,9 @@
 
 ``jax`` and its modules (``jax.numpy`` with ``linalg`` and ``fft``, ``jax.lax``,
 ``jax.scipy.special``, ``jax.random``, ``jax.nn``, ``jax.sharding``, ``jax.debug``,
-``jax.tree``, ``jax.tree_util``) are
-oxla's modules while the script runs; a function oxla lacks raises ``AttributeError``
-where the script uses it, and a module it lacks ``ModuleNotFoundError`` where the script
-imports it.
+``jax.tree``, ``jax.tree_util``) are oxla's modules while the script runs; a function
+oxla lacks raises ``AttributeError`` where the script uses it, and a module it lacks
+``ModuleNotFoundError`` where the script imports it.
 """
 
 import runpy
