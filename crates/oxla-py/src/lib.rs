@@ -17,6 +17,7 @@ mod linalg;
 mod ops;
 mod shape;
 mod special;
+mod special_lax;
 mod stats;
 mod transforms;
 
