@@ -20,6 +20,7 @@ mod parallel;
 mod plain;
 mod shape;
 mod special;
+mod special_lax;
 mod stats;
 mod transforms;
 
