@@ -7,7 +7,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::convert::{axis_of, dtype_of, from_numpy, index_items, shape_of, typestr, Arg, Items};
+use crate::convert::{
+    axis_of, dtype_of, from_numpy_sharing, index_items, shape_of, typestr, Arg, Items, Share,
+};
 use crate::errors::{guard, ConcretizationTypeError};
 
 /// An array of oxla: concrete (its buffer readable by numpy without a copy) or, inside a
@@ -393,23 +395,36 @@ impl Array {
     }
 }
 
-/// `_oxla.asarray(x, dtype=None)`: an oxla array of `x` (an array is returned as it is).
+/// `_oxla.asarray(x, dtype=None, copy=None)`: an oxla array of `x` (an array is returned
+/// as it is). numpy's memory is shared when it is read-only (`copy=None`), whenever the
+/// layout allows (`copy=False`, else `ValueError`), or never (`copy=True`).
 #[pyfunction]
-#[pyo3(signature = (x, dtype=None))]
+#[pyo3(signature = (x, dtype=None, copy=None))]
 fn asarray(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    copy: Option<bool>,
 ) -> PyResult<Array> {
+    let share = match copy {
+        None => Share::IfReadOnly,
+        Some(false) => Share::Always,
+        Some(true) => Share::Never,
+    };
     let a = match x.downcast::<Array>() {
         Ok(a) => Array(a.get().0.clone()),
         Err(_) => match dtype {
             Some(d) if !d.is_none() => {
                 let name = dtype_of(py, d)?.numpy_name();
                 let np = py.import("numpy")?;
-                return from_numpy(py, &np.call_method1("asarray", (x, name))?);
+                let x = if copy == Some(false) {
+                    x.clone()
+                } else {
+                    np.call_method1("asarray", (x, name))?
+                };
+                return from_numpy_sharing(py, &x, share)?.astype(py, d);
             }
-            _ => from_numpy(py, x)?,
+            _ => from_numpy_sharing(py, x, share)?,
         },
     };
     match dtype {

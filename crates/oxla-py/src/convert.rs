@@ -170,9 +170,35 @@ impl jnp::Index for Items {
     }
 }
 
-/// Copies anything numpy can read into a new oxla array, with JAX's default dtypes (64-bit
-/// values become 32-bit unless x64 is enabled).
+/// When an oxla array may share a numpy array's memory instead of copying it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Share {
+    /// When numpy's array is read-only (its values cannot change under oxla's), or one
+    /// made here for the conversion that nothing else holds.
+    IfReadOnly,
+    /// Whenever the layout allows, else an error (`asarray(x, copy=False)`).
+    Always,
+    /// Never (`copy=True`).
+    Never,
+}
+
+/// Below this many bytes a copy costs less than holding numpy's array.
+const SHARE_FROM: usize = 4096;
+
+/// Anything numpy can read as a new oxla array, with JAX's default dtypes (64-bit values
+/// become 32-bit unless x64 is enabled): numpy's memory shared where [`Share::IfReadOnly`]
+/// allows, else copied.
 pub(crate) fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Array> {
+    from_numpy_sharing(py, x, Share::IfReadOnly)
+}
+
+/// [`from_numpy`], sharing numpy's memory as `share` says when the array is C-contiguous
+/// and 8-byte aligned.
+pub(crate) fn from_numpy_sharing(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    share: Share,
+) -> PyResult<Array> {
     let np = py.import("numpy")?;
     // `tobytes` below gives the elements in row-major order whatever the layout (and,
     // unlike `ascontiguousarray`, keeps a 0-d array 0-d).
@@ -199,11 +225,40 @@ pub(crate) fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Array
     let dtype = DType::from_numpy_name(&name)
         .ok_or_else(|| PyTypeError::new_err(format!("oxla has no dtype {name}")))?;
     let shape: Vec<usize> = a.getattr("shape")?.extract()?;
-    let bytes = a.call_method0("tobytes")?;
-    let bytes: &[u8] = bytes.extract()?;
+    let flags = a.getattr("flags")?;
+    let address: usize = a.getattr("ctypes")?.getattr("data")?.extract()?;
+    let nbytes: usize = a.getattr("nbytes")?.extract()?;
+    let layout_ok = flags.getattr("c_contiguous")?.extract::<bool>()?
+        && address.is_multiple_of(8)
+        && nbytes > 0;
+    // An array made here (from a list, or converted) belongs to no one else.
+    let ours = !a.is(x) && a.getattr("base")?.is_none();
+    let read_only = !flags.getattr("writeable")?.extract::<bool>()?;
+    let shared = match share {
+        Share::Never => false,
+        Share::Always if !(layout_ok && a.is(x)) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "asarray(copy=False): a copy is needed (a {name} array of shape {shape:?} \
+                 not C-contiguous and 8-byte aligned, or converted from another type)"
+            )))
+        }
+        Share::Always => true,
+        Share::IfReadOnly => layout_ok && nbytes >= SHARE_FROM && (ours || read_only),
+    };
+    let buffer = match std::ptr::NonNull::new(address as *mut u8) {
+        Some(ptr) if shared => {
+            let owner: Py<PyAny> = a.clone().unbind();
+            // SAFETY: numpy's array holds `nbytes` initialised, 8-byte aligned bytes at
+            // `ptr`, kept alive by `owner`; they stay unchanged: the array is read-only,
+            // ours alone, or the caller asked to share it (`copy=False`).
+            unsafe { Buffer::from_foreign(ptr, nbytes, Box::new(owner)) }
+        }
+        _ => {
+            let bytes = a.call_method0("tobytes")?;
+            Buffer::from_bytes(bytes.extract()?)
+        }
+    };
     Ok(Array(Tensor::new(OxArray::from_buffer(
-        dtype,
-        &shape,
-        Buffer::from_bytes(bytes),
+        dtype, &shape, buffer,
     ))))
 }

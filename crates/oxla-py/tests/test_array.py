@@ -1,5 +1,7 @@
 """oxla.Array: numpy round trips, dtypes, printing, operators, indexing, conversions."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -178,3 +180,32 @@ def test_big_endian_input_and_out_of_range_indices():
         jnp.arange(10)[11]
     with pytest.raises(TypeError):
         jnp.arange(3)[True]
+
+
+def _address(a):
+    return np.asarray(a).__array_interface__["data"][0]
+
+
+def test_numpy_memory_is_shared_when_it_cannot_change():
+    x = np.arange(4096, dtype=np.float32)
+    x.flags.writeable = False
+    shared = jnp.asarray(x)
+    assert _address(shared) == x.ctypes.data  # read-only: no copy
+    np.testing.assert_array_equal(np.asarray(shared * 2), x * 2)
+    w = np.arange(4096, dtype=np.float32)
+    copied = jnp.asarray(w)
+    assert _address(copied) != w.ctypes.data  # writeable: copied, immune to later writes
+    w[0] = -1
+    assert float(copied[0]) == 0.0
+    aliased = jnp.asarray(w, copy=False)  # asked for: shared, writes show through
+    assert _address(aliased) == w.ctypes.data
+    assert _address(jnp.array(x)) != x.ctypes.data  # jnp.array copies by default
+    with pytest.raises(ValueError, match="copy"):
+        jnp.asarray(w[::2], copy=False)
+    # A result never reuses numpy's memory as its output.
+    out = oxla.jit(lambda a: a + 1)(shared)
+    assert _address(out) != x.ctypes.data
+    np.testing.assert_array_equal(x, np.arange(4096, dtype=np.float32))
+    del x, out
+    gc.collect()  # the oxla array keeps numpy's alive
+    np.testing.assert_array_equal(np.asarray(shared)[:3], [0, 1, 2])

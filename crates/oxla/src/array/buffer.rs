@@ -3,7 +3,6 @@
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::cell::Cell;
 use std::ptr::NonNull;
-use std::sync::Mutex;
 
 use super::dtype::Elem;
 
@@ -20,7 +19,7 @@ const POOLED: usize = 4096;
 /// instead of fifty thousand.
 const LARGE: usize = 4 << 20;
 
-/// Freed buffers of at least this size are held for reuse ([`HELD`]): a fresh mebibyte
+/// Freed buffers of at least this size are held for reuse (`held.rs`): a fresh mebibyte
 /// costs 256 page faults, more than a collective of it across processes takes to move.
 const HELD_FROM: usize = 1 << 20;
 
@@ -32,7 +31,7 @@ const HUGE_PAGE: usize = 2 << 20;
 pub const MAX_BYTES: usize = (isize::MAX as usize + 1) - HUGE_PAGE;
 
 /// The layout of a buffer of `bytes` bytes, at most [`MAX_BYTES`].
-fn layout(bytes: usize) -> Layout {
+pub(super) fn layout(bytes: usize) -> Layout {
     let align = if bytes >= LARGE { HUGE_PAGE } else { ALIGN };
     Layout::from_size_align(bytes, align).expect("buffer sizes are at most MAX_BYTES")
 }
@@ -103,73 +102,6 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_: *mut u8, _: usize) {}
 
-/// Freed buffers of at least [`HELD_FROM`] bytes held for reuse: repeated calls of a
-/// program (a training loop) allocate the same large results each time, and memory fresh from the kernel costs a
-/// page fault and a clearing of every page before the first write. A buffer of the exact
-/// size a large allocation asks for is handed out again, its pages already mapped. On a miss every held buffer
-/// is released first, so holding never raises the peak of large buffers: between two
-/// misses the held and the live ones together take no more than the live ones did at the
-/// first of them. Held bytes are resident memory outside every plan until then, so
-/// nothing is held while a memory limit is in force.
-static HELD: Mutex<Held> = Mutex::new(Held {
-    buffers: Vec::new(),
-    bytes: 0,
-});
-
-/// The most bytes [`HELD`] keeps.
-const HELD_LIMIT: usize = 4 << 30;
-
-/// Freed large allocations and their total size.
-struct Held {
-    buffers: Vec<(NonNull<u8>, usize)>,
-    bytes: usize,
-}
-
-// SAFETY: the held allocations are owned by the cache alone; whoever takes one out owns it.
-unsafe impl Send for Held {}
-
-impl Held {
-    /// Takes out an allocation of exactly `bytes`, or releases every held one.
-    fn take(&mut self, bytes: usize) -> Option<NonNull<u8>> {
-        if let Some(i) = self.buffers.iter().position(|&(_, b)| b == bytes) {
-            self.bytes -= bytes;
-            return Some(self.buffers.swap_remove(i).0);
-        }
-        self.release();
-        None
-    }
-
-    /// Keeps a freed allocation, unless that would pass [`HELD_LIMIT`] or a memory limit
-    /// is in force.
-    fn keep(&mut self, ptr: NonNull<u8>, bytes: usize) -> bool {
-        let room = self.bytes + bytes <= HELD_LIMIT && !super::limit::limited();
-        if room {
-            self.buffers.push((ptr, bytes));
-            self.bytes += bytes;
-        }
-        room
-    }
-
-    fn release(&mut self) {
-        for (ptr, bytes) in self.buffers.drain(..) {
-            // SAFETY: each held allocation was made in `uninit` with this layout and is
-            // owned by the cache alone.
-            unsafe { dealloc(ptr.as_ptr(), layout(bytes)) }
-        }
-        self.bytes = 0;
-    }
-}
-
-/// Releases every held buffer.
-pub(crate) fn release_held() {
-    HELD.lock().unwrap_or_else(|e| e.into_inner()).release();
-}
-
-/// Bytes of the held buffers.
-pub(crate) fn held_bytes() -> usize {
-    HELD.lock().unwrap_or_else(|e| e.into_inner()).bytes
-}
-
 /// Free buffers kept per size.
 const POOL_DEPTH: usize = 64;
 
@@ -195,13 +127,26 @@ thread_local! {
 }
 
 /// An immutable-after-construction block of bytes: 64-byte aligned when allocated here, at
-/// least 8-byte aligned (enough for every element type) when adopted from a `Vec`.
+/// least 8-byte aligned (enough for every element type) when adopted from a `Vec` or
+/// borrowed from a foreign owner.
 pub struct Buffer {
     ptr: NonNull<u8>,
     bytes: usize,
-    /// The layout of a `Vec`'s allocation this buffer took over ([`from_vec`](Self::from_vec)),
-    /// freed as the `Vec` would free it, never pooled or held; `None` for our own.
-    adopted: Option<Layout>,
+    origin: Origin,
+}
+
+/// Where a buffer's bytes come from, and so how they are freed.
+enum Origin {
+    /// Allocated here: pooled, held or freed with [`layout`].
+    Own,
+    /// A `Vec`'s allocation taken over ([`Buffer::from_vec`]), freed as the `Vec` would
+    /// free it, never pooled or held.
+    Vec(Layout),
+    /// Memory another owner keeps alive ([`Buffer::from_foreign`]): never written, never
+    /// freed here; the owner is dropped with the buffer.
+    Foreign {
+        _owner: Box<dyn std::any::Any + Send + Sync>,
+    },
 }
 
 // SAFETY: a Buffer owns its allocation and is only written while uniquely owned.
@@ -228,7 +173,7 @@ impl Buffer {
             return Ok(Buffer {
                 ptr: NonNull::<Aligned>::dangling().cast(),
                 bytes: 0,
-                adopted: None,
+                origin: Origin::Own,
             });
         }
         if bytes <= POOLED && bytes.is_multiple_of(8) {
@@ -239,7 +184,7 @@ impl Buffer {
                 return Ok(Buffer {
                     ptr,
                     bytes,
-                    adopted: None,
+                    origin: Origin::Own,
                 });
             }
         }
@@ -259,7 +204,7 @@ impl Buffer {
         Ok(Buffer {
             ptr,
             bytes,
-            adopted: None,
+            origin: Origin::Own,
         })
     }
 
@@ -289,12 +234,12 @@ impl Buffer {
             return Err(AllocError { bytes });
         }
         if bytes >= HELD_FROM {
-            let held = HELD.lock().unwrap_or_else(|e| e.into_inner()).take(bytes);
+            let held = super::held::take(bytes);
             if let Some(ptr) = held {
                 return Ok(Buffer {
                     ptr,
                     bytes,
-                    adopted: None,
+                    origin: Origin::Own,
                 });
             }
         }
@@ -308,7 +253,7 @@ impl Buffer {
         Ok(Buffer {
             ptr,
             bytes,
-            adopted: None,
+            origin: Origin::Own,
         })
     }
 
@@ -335,8 +280,37 @@ impl Buffer {
         Buffer {
             ptr,
             bytes: std::mem::size_of_val(data.as_slice()),
-            adopted: Some(layout),
+            origin: Origin::Vec(layout),
         }
+    }
+
+    /// Borrows `bytes` bytes at `ptr` that `owner` keeps alive (a numpy array's data, say),
+    /// without copying; the owner is dropped with the buffer. Such a buffer is never
+    /// written: an array holding it is never reused as a kernel's output.
+    ///
+    /// # Safety
+    /// `ptr` must be 8-byte aligned and point to `bytes` initialised bytes that stay valid
+    /// and unchanged while `owner` lives.
+    pub unsafe fn from_foreign(
+        ptr: NonNull<u8>,
+        bytes: usize,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Buffer {
+        assert!(
+            (ptr.as_ptr() as usize).is_multiple_of(8),
+            "from_foreign: the bytes must be 8-byte aligned"
+        );
+        Buffer {
+            ptr,
+            bytes,
+            origin: Origin::Foreign { _owner: owner },
+        }
+    }
+
+    /// Whether the bytes belong to a foreign owner ([`from_foreign`](Self::from_foreign)),
+    /// so that they must never be written.
+    pub fn is_foreign(&self) -> bool {
+        matches!(self.origin, Origin::Foreign { .. })
     }
 
     /// Copies raw bytes into a new buffer.
@@ -404,11 +378,15 @@ struct Aligned;
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if let Some(layout) = self.adopted {
-            // SAFETY: a `Vec<T>` allocated this with the global allocator and the layout of
-            // its capacity, and gave it up to us alone (`from_vec`).
-            unsafe { dealloc(self.ptr.as_ptr(), layout) };
-            return;
+        match self.origin {
+            Origin::Own => {}
+            Origin::Vec(layout) => {
+                // SAFETY: a `Vec<T>` allocated this with the global allocator and the layout
+                // of its capacity, and gave it up to us alone (`from_vec`).
+                unsafe { dealloc(self.ptr.as_ptr(), layout) };
+                return;
+            }
+            Origin::Foreign { .. } => return,
         }
         if self.bytes > 0 && self.bytes <= POOLED && self.bytes.is_multiple_of(8) {
             let kept = POOL
@@ -427,8 +405,7 @@ impl Drop for Buffer {
             }
         }
         if self.bytes >= HELD_FROM {
-            let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-            if held.keep(self.ptr, self.bytes) {
+            if super::held::keep(self.ptr, self.bytes) {
                 return;
             }
         }

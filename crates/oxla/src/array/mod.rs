@@ -4,6 +4,7 @@
 mod aval;
 mod buffer;
 mod dtype;
+mod held;
 pub(crate) mod limit;
 pub mod npy;
 mod npy_header;
@@ -17,7 +18,8 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 pub use aval::{aval_of, Aval};
-pub(crate) use buffer::{held_bytes, is_quiet, quietly, release_held};
+pub(crate) use buffer::{is_quiet, quietly};
+pub(crate) use held::{held_bytes, release_held};
 pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub(crate) use dtype::with_dtype;
 pub use dtype::{DType, Elem, Kind};
@@ -337,9 +339,9 @@ impl Array {
     }
 
     /// The buffer, when this array is its only owner and holds all of it (for reuse by a
-    /// kernel).
+    /// kernel), and the bytes are not a foreign owner's.
     pub(crate) fn into_buffer(self) -> Result<Buffer, Array> {
-        if self.offset != 0 || self.nbytes() != self.buf.len_bytes() {
+        if self.offset != 0 || self.nbytes() != self.buf.len_bytes() || self.buf.is_foreign() {
             return Err(self);
         }
         let (dtype, shape) = (self.dtype, self.shape);
@@ -377,6 +379,32 @@ mod tests {
         assert!(only.into_buffer().is_err());
         let all = Array::from_vec(vec![1.0f32; 6], &[3, 2]).rows(0, 3);
         assert!(all.into_buffer().is_ok());
+    }
+
+    /// A foreign buffer is read in place, never handed to a kernel, and its owner lives
+    /// as long as the last array holding it.
+    #[test]
+    fn foreign_buffers_are_borrowed_and_never_reused() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static DROPPED: AtomicBool = AtomicBool::new(false);
+        struct Owner(Vec<f64>);
+        impl Drop for Owner {
+            fn drop(&mut self) {
+                DROPPED.store(true, Ordering::SeqCst);
+            }
+        }
+        let owner = Owner(vec![1.0, 2.0, 3.0]);
+        let ptr = std::ptr::NonNull::new(owner.0.as_ptr() as *mut u8).expect("not null");
+        // SAFETY: the Vec's 24 bytes are 8-byte aligned and live, unchanged, in the owner.
+        let buf = unsafe { super::Buffer::from_foreign(ptr, 24, Box::new(owner)) };
+        let a = Array::from_buffer(crate::DType::F64, &[3], buf);
+        assert_eq!(a.to_f64_vec(), vec![1.0, 2.0, 3.0]);
+        let Err(a) = a.into_buffer() else {
+            panic!("a foreign buffer is never reused")
+        };
+        assert!(!DROPPED.load(Ordering::SeqCst));
+        drop(a);
+        assert!(DROPPED.load(Ordering::SeqCst));
     }
 
     #[test]

@@ -15,6 +15,7 @@ from .._oxla import concatenate, reshape, stack, transpose
 from .._oxla import arange, full, full_like, linspace, ones, ones_like, zeros, zeros_like
 from .._oxla import where as _where
 from . import fft, linalg
+from ._products import *  # noqa: F401,F403
 from ._shape import *  # noqa: F401,F403
 from ._stats import *  # noqa: F401,F403
 
@@ -55,18 +56,25 @@ def _holds_array(x):
         isinstance(x, (list, tuple)) and _builtins.any(_holds_array(e) for e in x))
 
 
-def asarray(a, dtype=None):
-    """An oxla array of ``a``: an array as it is, numpy's values copied, and a (nested)
-    list holding oxla arrays, tracers too, stacked as JAX stacks it."""
+def asarray(a, dtype=None, order=None, *, copy=None):
+    """An oxla array of ``a``: an array as it is, and a (nested) list holding oxla arrays,
+    tracers too, stacked as JAX stacks it. A numpy array's memory is shared, not copied,
+    when it is read-only (its values cannot change under oxla's), or whenever its layout
+    allows with ``copy=False`` (else ``ValueError``); ``copy=True`` always copies."""
+    if order not in (None, "C", "K"):
+        raise NotImplementedError(f"oxla's arrays are row-major, not order={order!r}")
     if isinstance(a, (list, tuple)) and _holds_array(a):
         out = stack([asarray(e) for e in a])
         return out if dtype is None else out.astype(dtype)
-    return _oxla.asarray(a, dtype)
+    return _oxla.asarray(a, dtype, copy)
 
 
-def array(object, dtype=None, copy=True):
-    """A new oxla array of ``object``."""
-    return asarray(object, dtype)
+def array(object, dtype=None, copy=True, order="K", ndmin=0):
+    """A new oxla array of ``object`` (numpy's memory copied unless ``copy=False``)."""
+    out = asarray(object, dtype, copy=None if copy is False else True)
+    if ndmin > len(out.shape):
+        out = out.reshape((1,) * (ndmin - len(out.shape)) + tuple(out.shape))
+    return out
 
 
 def ix_(*args):
