@@ -19,6 +19,7 @@ from ._shape import *  # noqa: F401,F403
 from ._stats import *  # noqa: F401,F403
 
 globals().update(_oxla.numpy_functions())
+globals().update(_oxla.numpy_restricted_functions())
 globals().update(_oxla.axis_functions()[0])
 
 bool_ = _np.bool_
@@ -88,14 +89,15 @@ def broadcast_to(array, shape):
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
-    """``array`` padded with ``constant_values``: ``pad_width`` an int, one ``(before,
+    """``array`` padded: with ``constant_values`` (``mode="constant"``), or by ``"edge"``,
+    ``"reflect"``, ``"symmetric"`` or ``"wrap"``; ``pad_width`` an int, one ``(before,
     after)`` pair for every axis, or one per axis."""
-    if mode != "constant":
-        raise NotImplementedError(f"oxla's pad takes mode='constant' for now, not {mode!r}")
     n = ndim(array)
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (n, 2))
-    return _oxla.pad_constant(array, [tuple(int(v) for v in w) for w in widths],
-                              constant_values)
+    widths = [tuple(int(v) for v in w) for w in widths]
+    if mode == "constant":
+        return _oxla.pad_constant(array, widths, constant_values)
+    return _oxla.shape.pad_mode(array, widths, mode)
 
 
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):
