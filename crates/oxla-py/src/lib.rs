@@ -19,6 +19,7 @@ mod shape;
 mod shape_diag;
 mod shape_extra;
 mod shape_join;
+mod shape_misc;
 mod shape_poly;
 mod special;
 mod stats;

@@ -128,6 +128,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::shape_diag::register(&sub)?;
     crate::shape_poly::register(&sub)?;
     crate::shape_extra::register(&sub)?;
+    crate::shape_misc::register(&sub)?;
     m.add_submodule(&sub)?;
     Ok(())
 }
