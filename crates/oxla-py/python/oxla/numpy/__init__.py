@@ -88,10 +88,15 @@ def broadcast_to(array, shape):
     return _oxla.broadcast_to(array, (shape,) if isinstance(shape, int) else tuple(shape))
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """``array`` padded: with ``constant_values`` (``mode="constant"``), or by ``"edge"``,
-    ``"reflect"``, ``"symmetric"`` or ``"wrap"``; ``pad_width`` an int, one ``(before,
-    after)`` pair for every axis, or one per axis."""
+def pad(array, pad_width, mode="constant", **kwargs):
+    """``array`` padded: with ``constant_values`` (``mode="constant"``, the default 0), or by
+    ``"edge"``, ``"reflect"``, ``"symmetric"`` or ``"wrap"``; ``pad_width`` an int, one
+    ``(before, after)`` pair for every axis, or one per axis."""
+    constant_values = kwargs.pop("constant_values", 0)
+    if kwargs.pop("reflect_type", "even") != "even":
+        raise NotImplementedError("oxla's pad takes reflect_type='even' for now")
+    if kwargs:
+        raise NotImplementedError(f"oxla's pad takes no {', '.join(sorted(kwargs))} for now")
     n = ndim(array)
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (n, 2))
     widths = [tuple(int(v) for v in w) for w in widths]
