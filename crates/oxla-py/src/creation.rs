@@ -167,13 +167,24 @@ fn linspace(
     })
 }
 
-/// `jnp.eye(N, dtype=None)`: the square identity.
+/// `jnp.eye(N, M=None, k=0, dtype=None)`: ones on the `k`-th diagonal of an `N x M` matrix
+/// (square when `M` is `None`), zeros elsewhere.
 #[pyfunction]
-#[pyo3(signature = (n, dtype=None))]
-fn eye(py: Python<'_>, n: usize, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
+#[pyo3(signature = (N, M=None, k=0, dtype=None))]
+#[allow(non_snake_case)]
+fn eye(
+    py: Python<'_>,
+    N: usize,
+    M: Option<usize>,
+    k: isize,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
     let dtype = dtype_arg(py, dtype)?;
     guard(|| {
-        let t = jnp::eye(n);
+        let t = match (M, k) {
+            (None, 0) => jnp::eye(N),
+            (m, k) => jnp::subtract(jnp::tri(N, m, k), jnp::tri(N, m, k - 1)),
+        };
         Ok(Array(dtype.map_or_else(|| t.clone(), |d| t.astype(d))))
     })
 }

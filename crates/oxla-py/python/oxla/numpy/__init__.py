@@ -12,7 +12,7 @@ import numpy as _np
 from .. import _oxla
 from .._oxla import Array as ndarray
 from .._oxla import concatenate, reshape, stack, transpose
-from .._oxla import arange, full, full_like, linspace, ones, ones_like, zeros, zeros_like
+from .._oxla import arange, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like
 from .._oxla import where as _where
 from . import fft, linalg
 from ._shape import *  # noqa: F401,F403
@@ -74,13 +74,6 @@ def ix_(*args):
     """Open-mesh index arrays: ``x[ix_(rows, cols)]`` is the block of those rows and
     columns."""
     return tuple(_oxla.ix_(*args))
-
-
-def eye(N, M=None, k=0, dtype=None):
-    """The identity (``M``, ``k``: a rectangular one, ones on diagonal ``k``)."""
-    if M is None and k == 0:
-        return _oxla.eye(N, dtype)
-    return asarray(_np.eye(N, M, k, dtype=_np.float32 if dtype is None else dtype))
 
 
 def broadcast_to(array, shape):
