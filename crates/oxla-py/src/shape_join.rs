@@ -13,11 +13,13 @@ use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
 use crate::shape::arrays;
 
-/// `indices_or_sections`: a number of equal sections, or the indices to split before.
+/// `indices_or_sections`: a number of equal sections (an int or a 0-d array), or the
+/// indices to split before (a sequence, or an array of rank 1 even of one element).
 fn split_at(at: &Bound<'_, PyAny>) -> PyResult<SplitAt> {
+    let ranked = at.hasattr("ndim")? && at.getattr("ndim")?.extract::<usize>()? > 0;
     match at.extract::<usize>() {
-        Ok(n) => Ok(SplitAt::Sections(n)),
-        Err(_) => Ok(SplitAt::Indices(at.extract()?)),
+        Ok(n) if !ranked => Ok(SplitAt::Sections(n)),
+        _ => Ok(SplitAt::Indices(at.extract()?)),
     }
 }
 
