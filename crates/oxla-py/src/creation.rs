@@ -5,6 +5,7 @@ use oxla::array::{Array as OxArray, DType};
 use oxla::numpy::{self as jnp, Operand};
 use oxla::Tensor;
 use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
 
 use crate::array::Array;
 use crate::convert::{default_float, dtype_arg, Arg};
@@ -143,37 +144,70 @@ fn arange(
     })
 }
 
-/// `jnp.linspace(start, stop, num=50, endpoint=True, dtype=None)`.
+/// `jnp.linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)`:
+/// `num` evenly spaced points (scalar ends), with the spacing too when `retstep`.
 #[pyfunction]
-#[pyo3(signature = (start, stop, num=50, endpoint=true, dtype=None))]
+#[pyo3(signature = (start, stop, num=50, endpoint=true, retstep=false, dtype=None, axis=0))]
+#[allow(clippy::too_many_arguments)]
 fn linspace(
     py: Python<'_>,
     start: f64,
     stop: f64,
     num: usize,
     endpoint: bool,
+    retstep: bool,
     dtype: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Array> {
+    axis: isize,
+) -> PyResult<PyObject> {
+    if axis != 0 && axis != -1 {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "linspace: axis {axis} is out of bounds for the result's one axis"
+        )));
+    }
     let dtype = dtype_arg(py, dtype)?;
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    // JAX's step of a single point is NaN.
+    let step = if div == 0 {
+        f64::NAN
+    } else {
+        (stop - start) / div as f64
+    };
     // Without the endpoint, the same points as `num + 1` with it, less the last.
     let stop = if endpoint || num == 0 {
         stop
     } else {
-        start + (stop - start) * (num - 1) as f64 / num as f64
+        start + step * (num - 1) as f64
     };
-    guard(|| {
+    let t = guard(|| {
         let t = jnp::linspace(start, stop, num);
-        Ok(Array(dtype.map_or_else(|| t.clone(), |d| t.astype(d))))
-    })
+        Ok(dtype.map_or_else(|| t.clone(), |d| t.astype(d)))
+    })?;
+    if retstep {
+        let step = Tensor::new(OxArray::scalar_from_f64(step, t.dtype()));
+        (Array(t), Array(step)).into_py_any(py)
+    } else {
+        Array(t).into_py_any(py)
+    }
 }
 
-/// `jnp.eye(N, dtype=None)`: the square identity.
+/// `jnp.eye(N, M=None, k=0, dtype=None)`: ones on the `k`-th diagonal of an `N x M` matrix
+/// (square when `M` is `None`), zeros elsewhere.
 #[pyfunction]
-#[pyo3(signature = (n, dtype=None))]
-fn eye(py: Python<'_>, n: usize, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
+#[pyo3(signature = (N, M=None, k=0, dtype=None))]
+#[allow(non_snake_case)]
+fn eye(
+    py: Python<'_>,
+    N: usize,
+    M: Option<usize>,
+    k: isize,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
     let dtype = dtype_arg(py, dtype)?;
     guard(|| {
-        let t = jnp::eye(n);
+        let t = match (M, k) {
+            (None, 0) => jnp::eye(N),
+            (m, k) => jnp::subtract(jnp::tri(N, m, k), jnp::tri(N, m, k - 1)),
+        };
         Ok(Array(dtype.map_or_else(|| t.clone(), |d| t.astype(d))))
     })
 }

@@ -77,8 +77,18 @@ macro_rules! unary {
 }
 
 macro_rules! binary {
-    ($($name:ident),* $(,)?) => {
-        [$(Binary { __name__: stringify!($name), f: |x, y| jnp::$name(x, y) }),*]
+    ($($name:ident $(as $py:literal)?),* $(,)?) => {
+        [$(Binary { __name__: py_name!($($py,)? $name), f: |x, y| jnp::$name(x, y) }),*]
+    };
+}
+
+/// A row's Python name: the one given (`mod_ as "mod"`), else the Rust one.
+macro_rules! py_name {
+    ($py:literal, $name:ident) => {
+        $py
+    };
+    ($name:ident) => {
+        stringify!($name)
     };
 }
 
@@ -180,6 +190,17 @@ fn numpy_functions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         conj,
         invert,
         bitwise_not,
+        absolute,
+        fabs,
+        i0,
+        isposinf,
+        isneginf,
+        radians,
+        degrees,
+        sinc,
+        atan,
+        asinh,
+        conjugate,
     ] {
         d.set_item(f.__name__, Bound::new(py, f)?)?;
     }
@@ -218,10 +239,47 @@ fn numpy_functions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         dot,
         outer,
         inner,
+        mod_ as "mod",
+        fmod,
+        heaviside,
+        logaddexp2,
+        atan2,
     ] {
         d.set_item(f.__name__, Bound::new(py, f)?)?;
     }
-    for f in reduction![sum, mean, max, min, prod, all, any] {
+    for f in reduction![sum, mean, max, min, prod, all, any, amax, amin] {
+        d.set_item(f.__name__, Bound::new(py, f)?)?;
+    }
+    Ok(d)
+}
+
+/// The functions of restricted arguments (integers only, or a domain narrower than the
+/// reals), by name: rows as in [`numpy_functions`], kept apart from the ones any float
+/// arguments exercise.
+#[pyfunction]
+fn numpy_restricted_functions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for f in unary![
+        bitwise_invert,
+        bitwise_count,
+        spacing,
+        asin,
+        acos,
+        acosh,
+        atanh
+    ] {
+        d.set_item(f.__name__, Bound::new(py, f)?)?;
+    }
+    for f in binary![
+        pow,
+        bitwise_left_shift,
+        bitwise_right_shift,
+        ldexp,
+        nextafter,
+        float_power,
+        gcd,
+        lcm,
+    ] {
         d.set_item(f.__name__, Bound::new(py, f)?)?;
     }
     Ok(d)
@@ -229,6 +287,7 @@ fn numpy_functions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numpy_functions, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_restricted_functions, m)?)?;
     m.add_function(wrap_pyfunction!(where_, m)?)?;
     m.add_function(wrap_pyfunction!(reshape, m)?)?;
     m.add_function(wrap_pyfunction!(transpose, m)?)?;

@@ -12,7 +12,7 @@ import numpy as _np
 from .. import _oxla
 from .._oxla import Array as ndarray
 from .._oxla import concatenate, reshape, stack, transpose
-from .._oxla import arange, full, full_like, linspace, ones, ones_like, zeros, zeros_like
+from .._oxla import arange, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like
 from .._oxla import where as _where
 from . import fft, linalg
 from ._products import *  # noqa: F401,F403
@@ -20,6 +20,7 @@ from ._shape import *  # noqa: F401,F403
 from ._stats import *  # noqa: F401,F403
 
 globals().update(_oxla.numpy_functions())
+globals().update(_oxla.numpy_restricted_functions())
 globals().update(_oxla.axis_functions()[0])
 
 bool_ = _np.bool_
@@ -83,27 +84,26 @@ def ix_(*args):
     return tuple(_oxla.ix_(*args))
 
 
-def eye(N, M=None, k=0, dtype=None):
-    """The identity (``M``, ``k``: a rectangular one, ones on diagonal ``k``)."""
-    if M is None and k == 0:
-        return _oxla.eye(N, dtype)
-    return asarray(_np.eye(N, M, k, dtype=_np.float32 if dtype is None else dtype))
-
-
 def broadcast_to(array, shape):
     """``array`` broadcast to ``shape`` (numpy's rules)."""
     return _oxla.broadcast_to(array, (shape,) if isinstance(shape, int) else tuple(shape))
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """``array`` padded with ``constant_values``: ``pad_width`` an int, one ``(before,
-    after)`` pair for every axis, or one per axis."""
-    if mode != "constant":
-        raise NotImplementedError(f"oxla's pad takes mode='constant' for now, not {mode!r}")
+def pad(array, pad_width, mode="constant", **kwargs):
+    """``array`` padded: with ``constant_values`` (``mode="constant"``, the default 0), or by
+    ``"edge"``, ``"reflect"``, ``"symmetric"`` or ``"wrap"``; ``pad_width`` an int, one
+    ``(before, after)`` pair for every axis, or one per axis."""
+    constant_values = kwargs.pop("constant_values", 0)
+    if kwargs.pop("reflect_type", "even") != "even":
+        raise NotImplementedError("oxla's pad takes reflect_type='even' for now")
+    if kwargs:
+        raise NotImplementedError(f"oxla's pad takes no {', '.join(sorted(kwargs))} for now")
     n = ndim(array)
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (n, 2))
-    return _oxla.pad_constant(array, [tuple(int(v) for v in w) for w in widths],
-                              constant_values)
+    widths = [tuple(int(v) for v in w) for w in widths]
+    if mode == "constant":
+        return _oxla.pad_constant(array, widths, constant_values)
+    return _oxla.shape.pad_mode(array, widths, mode)
 
 
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):
