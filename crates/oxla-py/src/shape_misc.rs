@@ -1,5 +1,5 @@
-//! `roll`, `resize`, `interp`, `angle`, `nan_to_num`, the diagonal and multi-index helpers,
-//! `broadcast_shapes`, `result_type` and `matvec`/`vecmat`, for the `shape` submodule.
+//! `roll`, `resize`, `interp`, `nan_to_num`, the diagonal and multi-index helpers,
+//! `broadcast_shapes` and `result_type`, for the `shape` submodule.
 
 use oxla::numpy::{self as jnp, Operand, Outside};
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
@@ -120,13 +120,6 @@ fn interp(
     })
 }
 
-/// `jnp.angle(z, deg=False)`: the argument of complex `z` (radians, or degrees).
-#[pyfunction]
-#[pyo3(signature = (z, deg=false))]
-fn angle(z: Arg, deg: bool) -> PyResult<Array> {
-    guard(|| Ok(Array(jnp::angle(z.operand(), deg))))
-}
-
 /// `jnp.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)`: NaN and infinities
 /// replaced by finite values.
 #[pyfunction]
@@ -229,27 +222,12 @@ fn result_type<'py>(py: Python<'py>, args: Vec<Bound<'py, PyAny>>) -> PyResult<B
     py.import("numpy")?.call_method1("dtype", (d.numpy_name(),))
 }
 
-/// `jnp.matvec(x1, x2, /)`: matrix-vector products over the last axes, batched.
-#[pyfunction]
-#[pyo3(signature = (x1, x2, /))]
-fn matvec(x1: Arg, x2: Arg) -> PyResult<Array> {
-    guard(|| Ok(Array(jnp::matvec(x1.operand(), x2.operand()))))
-}
-
-/// `jnp.vecmat(x1, x2, /)`: vector-matrix products over the last axes, batched.
-#[pyfunction]
-#[pyo3(signature = (x1, x2, /))]
-fn vecmat(x1: Arg, x2: Arg) -> PyResult<Array> {
-    guard(|| Ok(Array(jnp::vecmat(x1.operand(), x2.operand()))))
-}
-
 /// Adds this file's functions to the `shape` submodule.
 pub(crate) fn register(sub: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(roll, sub)?)?;
     sub.add_function(wrap_pyfunction!(resize, sub)?)?;
     sub.add_function(wrap_pyfunction!(ravel, sub)?)?;
     sub.add_function(wrap_pyfunction!(interp, sub)?)?;
-    sub.add_function(wrap_pyfunction!(angle, sub)?)?;
     sub.add_function(wrap_pyfunction!(nan_to_num, sub)?)?;
     sub.add_function(wrap_pyfunction!(is_complex_dtype, sub)?)?;
     sub.add_function(wrap_pyfunction!(iscomplex, sub)?)?;
@@ -259,7 +237,5 @@ pub(crate) fn register(sub: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(ravel_multi_index, sub)?)?;
     sub.add_function(wrap_pyfunction!(broadcast_shapes, sub)?)?;
     sub.add_function(wrap_pyfunction!(result_type, sub)?)?;
-    sub.add_function(wrap_pyfunction!(matvec, sub)?)?;
-    sub.add_function(wrap_pyfunction!(vecmat, sub)?)?;
     Ok(())
 }

@@ -167,3 +167,42 @@ def test_shape_functions():
                                   np.concatenate([x, x], 1))
     np.testing.assert_array_equal(np.asarray(jnp.stack([a, a], axis=-1)), np.stack([x, x], -1))
     np.testing.assert_array_equal(np.asarray(jnp.where(a > 5, a, -a)), np.where(x > 5, x, -x))
+
+
+RESTRICTED = _oxla.numpy_restricted_functions()
+# Each restricted function's inputs: integers, or floats inside its domain.
+RESTRICTED_INPUTS = {
+    "bitwise_invert": "int", "bitwise_count": "int", "bitwise_left_shift": "int",
+    "bitwise_right_shift": "int", "gcd": "int", "lcm": "int", "ldexp": "float,int",
+    "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "acosh": (1.2, 3), "atanh": (-0.9, 0.9),
+    "pow": (0.5, 2), "float_power": (0.5, 2), "nextafter": (-2, 2), "spacing": (-2, 2),
+}
+
+
+def _restricted_args(name, rng, shape=(2, 3)):
+    kind = RESTRICTED_INPUTS[name]
+    n = 2 if type(RESTRICTED[name]).__name__ == "Binary" else 1
+    if kind == "int":
+        return [rng.integers(1, 8, shape).astype(np.int32) for _ in range(n)]
+    if kind == "float,int":
+        return [rng.uniform(-2, 2, shape).astype(np.float32),
+                rng.integers(-3, 4, shape).astype(np.int32)]
+    return [rng.uniform(*kind, shape).astype(np.float32) for _ in range(n)]
+
+
+def test_every_restricted_function_has_inputs():
+    assert set(RESTRICTED) == set(RESTRICTED_INPUTS)
+
+
+@pytest.mark.parametrize("name", sorted(RESTRICTED))
+def test_restricted_value_vmap_jit(name):
+    rng = np.random.default_rng(4)
+    f = RESTRICTED[name]
+    args = _restricted_args(name, rng)
+    got = f(*[jnp.asarray(a) for a in args])
+    want = getattr(np, name)(*args)
+    _assert_close(got, np.asarray(want).astype(np.asarray(got).dtype), rtol=1e-5, atol=1e-5)
+    _assert_close(oxla.jit(f)(*[jnp.asarray(a) for a in args]), got)
+    batch = [np.stack([a, b]) for a, b in zip(args, _restricted_args(name, rng))]
+    looped = np.stack([np.asarray(f(*[jnp.asarray(b[i]) for b in batch])) for i in range(2)])
+    _assert_close(oxla.vmap(f)(*[jnp.asarray(b) for b in batch]), looped)

@@ -15,8 +15,8 @@ _DIRECT = [
     "array_equal", "array_equiv", "geomspace", "logspace",
     "divmod", "modf", "frexp", "round", "empty", "empty_like", "copy", "permute_dims",
     "matrix_transpose", "promote_types", "can_cast",
-    "roll", "resize", "ravel", "interp", "angle", "nan_to_num", "iscomplex", "isreal",
-    "ravel_multi_index", "result_type", "matvec", "vecmat",
+    "roll", "resize", "ravel", "interp", "nan_to_num", "iscomplex", "isreal",
+    "ravel_multi_index", "result_type",
 ]
 globals().update({name: getattr(_f, name) for name in _DIRECT})
 around = round  # noqa: F821 (from the extension)
