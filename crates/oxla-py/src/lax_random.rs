@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::Array;
-use crate::convert::{dtype_arg, Arg};
+use crate::convert::{default_float, dtype_arg, Arg};
 use crate::errors::guard;
 use crate::lax_ops::{tensor, unsupported};
 
@@ -74,20 +74,28 @@ fn broadcast_shape(params: &[Operand]) -> Vec<usize> {
     jnp::broadcast_shapes(&refs)
 }
 
-/// `out`, or an error when the caller asked for a dtype the sampler does not draw.
+/// `out`, or an error when JAX would give another dtype: the one asked for, or JAX's
+/// default float or integer (64-bit under x64), which oxla's samplers do not draw.
 fn check_dtype(
     py: Python<'_>,
     name: &str,
     out: Tensor,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Array> {
-    match dtype_arg(py, dtype)? {
-        Some(d) if d != out.dtype() => Err(unsupported(&format!(
-            "random.{name} with dtype {d:?} (it draws {:?})",
-            out.dtype()
-        ))),
-        _ => Ok(Array(out)),
+    let want = match dtype_arg(py, dtype)? {
+        Some(d) => d,
+        None if out.dtype().is_float() => default_float(),
+        None if oxla::config::x64_enabled() && out.dtype() == DType::I32 => DType::I64,
+        None => out.dtype(),
+    };
+    if want != out.dtype() {
+        return Err(unsupported(&format!(
+            "random.{name} giving {} (it draws {})",
+            want.numpy_name(),
+            out.dtype().numpy_name()
+        )));
     }
+    Ok(Array(out))
 }
 
 /// `jax.random.<name>(key, *params, shape, dtype)` for the samplers of [`sampler`]:
@@ -278,7 +286,7 @@ fn orthogonal(
     dtype: Option<&Bound<'_, PyAny>>,
     m: Option<usize>,
 ) -> PyResult<Array> {
-    let d = dtype_arg(py, dtype)?.unwrap_or_else(crate::convert::default_float);
+    let d = dtype_arg(py, dtype)?.unwrap_or_else(default_float);
     let key = tensor(&key);
     guard(|| Ok(Array(random::orthogonal(&key, n, &shape, d, m))))
 }

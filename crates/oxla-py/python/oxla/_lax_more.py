@@ -68,8 +68,8 @@ class ScatterDimensionNumbers(NamedTuple):
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
     """The layout ``dimension_numbers`` (``None``, three layout strings, or
     ``ConvDimensionNumbers``) of operands of these shapes, as ``ConvDimensionNumbers``."""
-    return ConvDimensionNumbers(
-        *_f.conv_dimension_numbers(tuple(lhs_shape), tuple(rhs_shape), dimension_numbers))
+    specs = _f.conv_dimension_numbers(tuple(lhs_shape), tuple(rhs_shape), dimension_numbers)
+    return ConvDimensionNumbers(*map(tuple, specs))
 
 
 def argmax(operand, axis, index_dtype):
