@@ -1,9 +1,11 @@
 //! `oxla.lax`'s convolutions (`conv_general_dilated`, `conv`, `conv_with_general_padding`,
 //! `conv_transpose`, `conv_dimension_numbers`) and `reduce_window`, with JAX's padding
 //! (`"SAME"`, `"VALID"`, `"SAME_LOWER"` or `(low, high)` pairs) and dimension numbers
-//! (`None`, three layout strings, or `lax.ConvDimensionNumbers`).
+//! (`None`, three layout strings, or `lax.ConvDimensionNumbers`), and numpy's
+//! one-dimensional `convolve` and `correlate` (for `oxla.numpy` to export).
 
 use oxla::lax::{self, ConvLayout, Padding, WindowReducer};
+use oxla::numpy as jnp;
 use oxla::prims::ConvDimensionNumbers;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -266,6 +268,43 @@ fn reduce_window(
     })
 }
 
+/// `jnp.convolve(a, v, mode="full", *, precision=None, preferred_element_type=None)`: the
+/// discrete convolution of two one-dimensional arrays (`mode` `"full"`, `"same"` or
+/// `"valid"`).
+#[pyfunction]
+#[pyo3(signature = (a, v, mode="full", *, precision=None, preferred_element_type=None))]
+fn convolve(
+    a: Arg,
+    v: Arg,
+    mode: &str,
+    precision: Option<&Bound<'_, PyAny>>,
+    preferred_element_type: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    let _ = precision;
+    if preferred_element_type.is_some_and(|p| !p.is_none()) {
+        return Err(unsupported("convolve's preferred_element_type"));
+    }
+    guard(|| Ok(Array(jnp::convolve(a.operand(), v.operand(), mode))))
+}
+
+/// `jnp.correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None)`:
+/// the cross-correlation of two one-dimensional arrays.
+#[pyfunction]
+#[pyo3(signature = (a, v, mode="valid", *, precision=None, preferred_element_type=None))]
+fn correlate(
+    a: Arg,
+    v: Arg,
+    mode: &str,
+    precision: Option<&Bound<'_, PyAny>>,
+    preferred_element_type: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    let _ = precision;
+    if preferred_element_type.is_some_and(|p| !p.is_none()) {
+        return Err(unsupported("correlate's preferred_element_type"));
+    }
+    guard(|| Ok(Array(jnp::correlate(a.operand(), v.operand(), mode))))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv_general_dilated, m)?)?;
     m.add_function(wrap_pyfunction!(conv, m)?)?;
@@ -273,5 +312,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv_transpose, m)?)?;
     m.add_function(wrap_pyfunction!(conv_dimension_numbers, m)?)?;
     m.add_function(wrap_pyfunction!(reduce_window, m)?)?;
+    m.add_function(wrap_pyfunction!(convolve, m)?)?;
+    m.add_function(wrap_pyfunction!(correlate, m)?)?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use pyo3::types::PyDict;
 use crate::array::Array;
 use crate::convert::{tensors, Arg};
 use crate::errors::{guard, raise};
-use crate::lax_ops::{axis_in, tensor, unsupported};
+use crate::lax_ops::{axis_in, axis_nonneg, tensor, unsupported};
 use crate::transforms::arrays;
 
 /// `oxla.lax`'s cumulative reductions: `f(operand, axis=0, reverse=False)`.
@@ -25,7 +25,7 @@ impl Cumulative {
     #[pyo3(signature = (operand, axis=0, reverse=false))]
     fn __call__(&self, operand: Arg, axis: isize, reverse: bool) -> PyResult<Array> {
         let x = tensor(&operand);
-        let axis = axis_in(axis, x.ndim())?;
+        let axis = axis_nonneg(axis, x.ndim())?;
         guard(|| Ok(Array((self.f)(&x, axis, reverse))))
     }
 

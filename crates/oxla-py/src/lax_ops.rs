@@ -4,8 +4,8 @@
 //! and `lax_random.rs` registered in the same submodule.
 
 use oxla::lax;
-use oxla::Tensor;
-use pyo3::exceptions::{PyNotImplementedError, PyValueError};
+use oxla::{DType, Tensor};
+use pyo3::exceptions::{PyNotImplementedError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -14,13 +14,30 @@ use crate::convert::{dtype_of, Arg};
 use crate::errors::guard;
 
 /// An operand of a lax function as a tensor: a weakly typed Python scalar takes `like`'s
-/// dtype (as JAX's lax functions take `lax.add(x, 1.0)`), anything else its own.
-pub(crate) fn tensor_like(x: &Arg, like: Option<&Tensor>) -> Tensor {
-    match (x, like) {
-        (Arg::Array(t), _) => t.clone(),
-        (_, Some(l)) => x.operand().to_tensor(l.dtype()),
-        (_, None) => x.operand().into_tensor(),
+/// dtype when its kind fits it (as JAX's `lax.add(x, 1.0)` for a float `x`; a float scalar
+/// with an integer array is JAX's dtype error), anything else keeps its own.
+pub(crate) fn tensor_like(x: &Arg, like: Option<&Tensor>) -> PyResult<Tensor> {
+    let (rank, like) = match (x, like) {
+        (Arg::Array(t), _) => return Ok(t.clone()),
+        (_, None) => return Ok(x.operand().into_tensor()),
+        (Arg::Bool(_), Some(l)) => (0, l),
+        (Arg::Int(_), Some(l)) => (1, l),
+        (Arg::Float(_), Some(l)) => (2, l),
+    };
+    let d = like.dtype();
+    let fits = match rank {
+        0 => true,
+        1 => d != DType::Bool,
+        _ => d.is_float() || d.is_complex(),
+    };
+    if !fits {
+        return Err(PyTypeError::new_err(format!(
+            "lax operations require arguments of the same dtype: a Python {} with {}",
+            ["bool", "int", "float"][rank],
+            d.numpy_name()
+        )));
     }
+    Ok(x.operand().to_tensor(d))
 }
 
 /// An operand as a tensor of its own dtype (Python scalars as JAX's defaults).
@@ -47,9 +64,15 @@ pub(crate) fn axis_in(axis: isize, ndim: usize) -> PyResult<usize> {
     Ok(if axis < 0 { axis + n } else { axis } as usize)
 }
 
-/// Every axis of `axes` of an array of rank `ndim` (negative ones from the end).
-pub(crate) fn axes_in(axes: &[isize], ndim: usize) -> PyResult<Vec<usize>> {
-    axes.iter().map(|&a| axis_in(a, ndim)).collect()
+/// `axis` of an array of rank `ndim` for the lax functions that, as XLA's operations, take
+/// no negative axis.
+pub(crate) fn axis_nonneg(axis: isize, ndim: usize) -> PyResult<usize> {
+    if axis < 0 {
+        return Err(PyValueError::new_err(format!(
+            "XLA operations do not allow negative axes, got {axis}"
+        )));
+    }
+    axis_in(axis, ndim)
 }
 
 /// An error for a JAX argument oxla does not honour.
@@ -71,8 +94,8 @@ impl LaxBinary {
     fn __call__(&self, x: Arg, y: Arg) -> PyResult<Array> {
         let like = first_array(&[&x, &y]);
         let (x, y) = (
-            tensor_like(&x, like.as_ref()),
-            tensor_like(&y, like.as_ref()),
+            tensor_like(&x, like.as_ref())?,
+            tensor_like(&y, like.as_ref())?,
         );
         guard(|| Ok(Array((self.f)(&x, &y))))
     }
@@ -121,7 +144,10 @@ struct LaxReduction {
 impl LaxReduction {
     fn __call__(&self, operand: Arg, axes: Vec<isize>) -> PyResult<Array> {
         let x = tensor(&operand);
-        let axes = axes_in(&axes, x.ndim())?;
+        let axes = axes
+            .iter()
+            .map(|&a| axis_nonneg(a, x.ndim()))
+            .collect::<PyResult<Vec<usize>>>()?;
         guard(|| Ok(Array((self.f)(&x, &axes))))
     }
 
@@ -202,7 +228,7 @@ fn arg_extremum(
     index_dtype: &Bound<'_, PyAny>,
 ) -> PyResult<Array> {
     let x = tensor(&operand);
-    let axis = axis_in(axis, x.ndim())?;
+    let axis = axis_nonneg(axis, x.ndim())?;
     let d = dtype_of(py, index_dtype)?;
     guard(|| {
         Ok(Array(if max {
@@ -219,9 +245,9 @@ fn clamp(min: Arg, x: Arg, max: Arg) -> PyResult<Array> {
     let like = first_array(&[&x, &min, &max]);
     let like = like.as_ref();
     let (lo, x, hi) = (
-        tensor_like(&min, like),
-        tensor_like(&x, like),
-        tensor_like(&max, like),
+        tensor_like(&min, like)?,
+        tensor_like(&x, like)?,
+        tensor_like(&max, like)?,
     );
     guard(|| Ok(Array(lax::clamp(&lo, &x, &hi))))
 }

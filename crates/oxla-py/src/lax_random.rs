@@ -167,16 +167,33 @@ fn categorical(
     })
 }
 
+/// An integer population size (a Python int or a rank-0 integer array), as JAX reads
+/// `permutation`'s `x` and `choice`'s `a`; `None` for an array to draw from.
+fn count_of(x: &Arg) -> PyResult<Option<usize>> {
+    let n = match x {
+        Arg::Int(n) => *n,
+        Arg::Array(t) if t.ndim() == 0 && t.dtype().is_int() => match t.try_array() {
+            Some(a) => a.item() as i64,
+            None => return Err(unsupported("a traced population size")),
+        },
+        _ => return Ok(None),
+    };
+    usize::try_from(n)
+        .map(Some)
+        .map_err(|_| PyValueError::new_err(format!("a population size must be >= 0, got {n}")))
+}
+
 /// `jax.random.permutation(key, x, axis=0, independent=False)`: a shuffle of `range(x)`
 /// for an integer `x`, else of `x`'s slices along `axis` (each independently when asked).
 #[pyfunction]
 #[pyo3(signature = (key, x, axis=0, independent=false))]
 fn permutation(key: Arg, x: Arg, axis: isize, independent: bool) -> PyResult<Array> {
     let key = tensor(&key);
+    let n = count_of(&x)?;
     guard(|| {
-        Ok(Array(match &x {
-            Arg::Int(n) => random::permutation_n(&key, usize::try_from(*n).unwrap_or(0)),
-            x => random::permutation(&key, &tensor(x), axis, independent),
+        Ok(Array(match n {
+            Some(n) => random::permutation_n(&key, n),
+            None => random::permutation(&key, &tensor(&x), axis, independent),
         }))
     })
 }
@@ -195,16 +212,11 @@ fn choice(
 ) -> PyResult<Array> {
     let key = tensor(&key);
     let p = p.map(|p| tensor(&p));
+    let n = count_of(&a)?;
     guard(|| {
-        Ok(Array(match &a {
-            Arg::Int(n) => random::choice_n(
-                &key,
-                usize::try_from(*n).unwrap_or(0),
-                &shape,
-                replace,
-                p.as_ref(),
-            ),
-            a => random::choice(&key, &tensor(a), &shape, replace, p.as_ref(), axis),
+        Ok(Array(match n {
+            Some(n) => random::choice_n(&key, n, &shape, replace, p.as_ref()),
+            None => random::choice(&key, &tensor(&a), &shape, replace, p.as_ref(), axis),
         }))
     })
 }

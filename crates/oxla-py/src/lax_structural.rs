@@ -70,8 +70,8 @@ fn select(pred: Arg, on_true: Arg, on_false: Arg) -> PyResult<Array> {
     let like = first_array(&[&on_true, &on_false]);
     let (p, t, f) = (
         tensor(&pred),
-        tensor_like(&on_true, like.as_ref()),
-        tensor_like(&on_false, like.as_ref()),
+        tensor_like(&on_true, like.as_ref())?,
+        tensor_like(&on_false, like.as_ref())?,
     );
     guard(|| Ok(Array(lax::select(&p, &t, &f))))
 }
@@ -145,7 +145,7 @@ fn scatter(
     let dims = scatter_dims(dimension_numbers)?;
     let mode = scatter_mode(mode)?;
     let x = tensor(&operand);
-    let (i, u) = (tensor(&scatter_indices), tensor_like(&updates, Some(&x)));
+    let (i, u) = (tensor(&scatter_indices), tensor_like(&updates, Some(&x))?);
     guard(|| Ok(Array(f(&x, &i, &u, dims, mode))))
 }
 
@@ -239,7 +239,7 @@ fn dynamic_update_in_dim(
     axis: isize,
 ) -> PyResult<Array> {
     let x = tensor(&operand);
-    let (u, i) = (tensor_like(&update, Some(&x)), tensor(&start));
+    let (u, i) = (tensor_like(&update, Some(&x))?, tensor(&start));
     let axis = axis_in(axis, x.ndim())?;
     let f: fn(&Tensor, &Tensor, &Tensor, usize) -> Tensor = if index {
         lax::dynamic_update_index_in_dim

@@ -145,21 +145,27 @@ fn leaky_relu(x: Arg, negative_slope: f64) -> PyResult<Array> {
     guard(|| Ok(Array(oxla::nn::leaky_relu(x.operand(), negative_slope))))
 }
 
-/// `jax.nn.one_hot(x, num_classes, dtype=float)`.
+/// `jax.nn.one_hot(x, num_classes, *, dtype=float, axis=-1)`: the classes along `axis`.
 #[pyfunction]
-#[pyo3(signature = (x, num_classes, dtype=None))]
+#[pyo3(signature = (x, num_classes, *, dtype=None, axis=-1))]
 fn one_hot(
     py: Python<'_>,
     x: Arg,
     num_classes: usize,
     dtype: Option<&Bound<'_, PyAny>>,
+    axis: isize,
 ) -> PyResult<Array> {
     let d = dtype_arg(py, dtype)?;
     guard(|| {
         let t = oxla::nn::one_hot(x.operand(), num_classes);
-        Ok(Array(match d {
+        let t = match d {
             Some(d) if d != t.dtype() => t.astype(d),
             _ => t,
+        };
+        Ok(Array(if axis == -1 {
+            t
+        } else {
+            jnp::moveaxis(&t, -1, axis)
         }))
     })
 }
