@@ -1,8 +1,10 @@
 //! `oxla.numpy`'s functions of one array along an axis (`sort`, `cumsum`, `argmax`,
 //! `squeeze`, ...), `oxla.lax`'s elementwise primitives, and a few functions of shapes.
 
+use oxla::lax::RoundingMethod;
 use oxla::numpy::{self as jnp, Axis, Operand};
 use oxla::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -70,12 +72,36 @@ struct LaxUnary {
     #[pyo3(get)]
     __name__: &'static str,
     f: fn(&Tensor) -> Tensor,
+    /// `f` with JAX's `rounding_method` (`lax.round`'s), for the functions that take one.
+    with_method: Option<fn(&Tensor, RoundingMethod) -> Tensor>,
 }
 
 #[pymethods]
 impl LaxUnary {
-    fn __call__(&self, x: Arg) -> PyResult<Array> {
-        guard(|| Ok(Array((self.f)(&x.operand().into_tensor()))))
+    /// `f(x)`; `lax.round` also takes `rounding_method` (`lax.RoundingMethod`: 0 rounds
+    /// halves away from zero, 1 to the even neighbour).
+    #[pyo3(signature = (x, rounding_method=None))]
+    fn __call__(&self, x: Arg, rounding_method: Option<i64>) -> PyResult<Array> {
+        let x = x.operand().into_tensor();
+        let Some(m) = rounding_method else {
+            return guard(|| Ok(Array((self.f)(&x))));
+        };
+        let Some(g) = self.with_method else {
+            return Err(PyTypeError::new_err(format!(
+                "{}() got an unexpected keyword argument 'rounding_method'",
+                self.__name__
+            )));
+        };
+        let method = match m {
+            0 => RoundingMethod::AwayFromZero,
+            1 => RoundingMethod::ToNearestEven,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown rounding_method {m}"
+                )))
+            }
+        };
+        guard(|| Ok(Array(g(&x, method))))
     }
 
     fn __repr__(&self) -> String {
@@ -85,7 +111,7 @@ impl LaxUnary {
 
 macro_rules! lax_unary {
     ($($name:ident),* $(,)?) => {
-        [$(LaxUnary { __name__: stringify!($name), f: oxla::lax::$name }),*]
+        [$(LaxUnary { __name__: stringify!($name), f: oxla::lax::$name, with_method: None }),*]
     };
 }
 
@@ -117,7 +143,6 @@ fn axis_functions(py: Python<'_>) -> PyResult<(Bound<'_, PyDict>, Bound<'_, PyDi
         sign,
         floor,
         ceil,
-        round,
         erf_inv,
         is_finite,
         erf,
@@ -140,6 +165,12 @@ fn axis_functions(py: Python<'_>) -> PyResult<(Bound<'_, PyDict>, Bound<'_, PyDi
     ] {
         lax.set_item(f.__name__, Bound::new(py, f)?)?;
     }
+    let round = LaxUnary {
+        __name__: "round",
+        f: oxla::lax::round,
+        with_method: Some(oxla::lax::round_with),
+    };
+    lax.set_item("round", Bound::new(py, round)?)?;
     Ok((numpy, lax))
 }
 

@@ -66,14 +66,6 @@ fn uniform(
     })
 }
 
-/// `jax.random.bernoulli(key, p=0.5, shape=None)`.
-#[pyfunction]
-#[pyo3(signature = (key, p=0.5, shape=None))]
-fn bernoulli(key: Arg, p: f32, shape: Option<Vec<usize>>) -> PyResult<Array> {
-    let shape = shape.unwrap_or_default();
-    guard(|| Ok(Array(oxla::random::bernoulli(&key_of(&key), p, &shape))))
-}
-
 /// `jax.random.randint(key, shape, minval, maxval)`.
 #[pyfunction]
 fn randint(key: Arg, shape: Vec<usize>, minval: i64, maxval: i64) -> PyResult<Array> {
@@ -96,27 +88,8 @@ fn random_functions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     m.set_item("fold_in", wrap_pyfunction!(fold_in, py)?)?;
     m.set_item("normal", wrap_pyfunction!(normal, py)?)?;
     m.set_item("uniform", wrap_pyfunction!(uniform, py)?)?;
-    m.set_item("bernoulli", wrap_pyfunction!(bernoulli, py)?)?;
     m.set_item("randint", wrap_pyfunction!(randint, py)?)?;
     Ok(m)
-}
-
-/// `jax.nn.softmax`, `log_softmax` and `logsumexp` over `axis`.
-#[pyfunction]
-#[pyo3(signature = (name, x, axis))]
-fn nn_axis(name: &str, x: Arg, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
-    let axis = axis_of(axis, false)?;
-    let f: fn(Operand, jnp::Axis) -> Tensor = match name {
-        "softmax" => |x, a| oxla::nn::softmax(x, a),
-        "log_softmax" => |x, a| oxla::nn::log_softmax(x, a),
-        "logsumexp" => |x, a| oxla::nn::logsumexp(x, a),
-        _ => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "no nn.{name}"
-            )))
-        }
-    };
-    guard(|| Ok(Array(f(x.operand(), axis))))
 }
 
 /// `jax.nn`'s activations of one array.
@@ -134,6 +107,14 @@ fn nn_unary(name: &str, x: Arg) -> PyResult<Array> {
         "mish" => |x| oxla::nn::mish(x),
         "soft_sign" => |x| oxla::nn::soft_sign(x),
         "hard_tanh" => |x| oxla::nn::hard_tanh(x),
+        "identity" => |x| oxla::nn::identity(x),
+        "hard_sigmoid" => |x| oxla::nn::hard_sigmoid(x),
+        "hard_silu" => |x| oxla::nn::hard_silu(x),
+        "hard_swish" => |x| oxla::nn::hard_swish(x),
+        "tanh" => |x| oxla::nn::tanh(x),
+        "sparse_plus" => |x| oxla::nn::sparse_plus(x),
+        "sparse_sigmoid" => |x| oxla::nn::sparse_sigmoid(x),
+        "log1mexp" => |x| oxla::nn::log1mexp(x),
         _ => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "no nn.{name}"
@@ -164,42 +145,29 @@ fn leaky_relu(x: Arg, negative_slope: f64) -> PyResult<Array> {
     guard(|| Ok(Array(oxla::nn::leaky_relu(x.operand(), negative_slope))))
 }
 
-/// `jax.nn.one_hot(x, num_classes, dtype=float)`.
+/// `jax.nn.one_hot(x, num_classes, *, dtype=float, axis=-1)`: the classes along `axis`.
 #[pyfunction]
-#[pyo3(signature = (x, num_classes, dtype=None))]
+#[pyo3(signature = (x, num_classes, *, dtype=None, axis=-1))]
 fn one_hot(
     py: Python<'_>,
     x: Arg,
     num_classes: usize,
     dtype: Option<&Bound<'_, PyAny>>,
+    axis: isize,
 ) -> PyResult<Array> {
     let d = dtype_arg(py, dtype)?;
     guard(|| {
         let t = oxla::nn::one_hot(x.operand(), num_classes);
-        Ok(Array(match d {
+        let t = match d {
             Some(d) if d != t.dtype() => t.astype(d),
             _ => t,
+        };
+        Ok(Array(if axis == -1 {
+            t
+        } else {
+            jnp::moveaxis(&t, -1, axis)
         }))
     })
-}
-
-/// `jnp.linalg.norm(x, ord=None, axis=None, keepdims=False)`: the 2-norm (Frobenius over
-/// two axes).
-#[pyfunction]
-#[pyo3(signature = (x, ord=None, axis=None, keepdims=false))]
-fn norm(
-    x: Arg,
-    ord: Option<&Bound<'_, PyAny>>,
-    axis: Option<&Bound<'_, PyAny>>,
-    keepdims: bool,
-) -> PyResult<Array> {
-    if ord.is_some_and(|o| !o.is_none()) {
-        return Err(pyo3::exceptions::PyNotImplementedError::new_err(
-            "oxla's linalg.norm takes ord=None (the 2-norm) for now",
-        ));
-    }
-    let axis = axis_of(axis, keepdims)?;
-    guard(|| Ok(Array(jnp::linalg::norm(x.operand(), axis))))
 }
 
 /// `jnp.isclose(a, b, rtol=1e-05, atol=1e-08)` (NaNs never close; the Python layer adds
@@ -222,13 +190,11 @@ fn ix_(args: Vec<Arg>) -> PyResult<Vec<Array>> {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(random_functions, m)?)?;
-    m.add_function(wrap_pyfunction!(nn_axis, m)?)?;
     m.add_function(wrap_pyfunction!(nn_unary, m)?)?;
     m.add_function(wrap_pyfunction!(gelu, m)?)?;
     m.add_function(wrap_pyfunction!(elu, m)?)?;
     m.add_function(wrap_pyfunction!(leaky_relu, m)?)?;
     m.add_function(wrap_pyfunction!(one_hot, m)?)?;
-    m.add_function(wrap_pyfunction!(norm, m)?)?;
     m.add_function(wrap_pyfunction!(ix_, m)?)?;
     m.add_function(wrap_pyfunction!(isclose, m)?)?;
     Ok(())

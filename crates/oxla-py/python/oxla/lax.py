@@ -2,6 +2,8 @@
 the extension's table), ``map``, and control flow (``scan``, ``cond``, ``while_loop``,
 ``fori_loop``) over functions of pytrees."""
 
+import builtins
+
 from . import _lax_linalg as linalg
 from . import _lax_complex, _lax_more, _lax_parallel, _lax_special, _oxla
 from ._mapping import vmap
@@ -14,8 +16,8 @@ from .tree_util import tree_flatten, tree_unflatten
 globals().update(_oxla.axis_functions()[1])
 
 __all__ = (["linalg", "map", "scan", "cond", "while_loop", "fori_loop"]
-           + sorted(_oxla.axis_functions()[1]) + _lax_complex.__all__ + _lax_more.__all__ + _lax_parallel.__all__
-           + _lax_special.__all__)
+           + sorted(_oxla.axis_functions()[1]) + _lax_complex.__all__ + _lax_more.__all__
+           + _lax_parallel.__all__ + _lax_special.__all__)
 
 
 def map(f, xs, *, batch_size=None):
@@ -49,8 +51,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
     if unroll is True:
         # Fully unrolled: as many steps at a time as there are.
-        unroll = length if length is not None else (_oxla.asarray(x_leaves[0]).shape[0] if x_leaves else 1)
-    carry, ys = _oxla.scan(flat, c_leaves, x_leaves, length, reverse, max(int(unroll), 1))
+        unroll = length if length is not None else (
+            _oxla.asarray(x_leaves[0]).shape[0] if x_leaves else 1)
+    steps = builtins.max(int(unroll), 1)  # `max` is lax's here
+    carry, ys = _oxla.scan(flat, c_leaves, x_leaves, length, reverse, steps)
     return tree_unflatten(c_def, carry), tree_unflatten(box["y"], ys)
 
 

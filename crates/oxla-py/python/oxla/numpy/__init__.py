@@ -19,6 +19,7 @@ from ._products import *  # noqa: F401,F403
 from ._shape import *  # noqa: F401,F403
 from ._stats import *  # noqa: F401,F403
 
+convolve, correlate = _oxla.lax_ops.convolve, _oxla.lax_ops.correlate
 globals().update(_oxla.numpy_functions())
 globals().update(_oxla.numpy_restricted_functions())
 globals().update(_oxla.axis_functions()[0])
