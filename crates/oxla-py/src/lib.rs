@@ -18,6 +18,10 @@ mod ops;
 mod shape;
 mod special;
 mod stats;
+mod stats_index;
+mod stats_reduce;
+mod stats_sets;
+mod stats_sort;
 mod transforms;
 
 use pyo3::prelude::*;

@@ -1,0 +1,147 @@
+//! numpy's set functions with JAX's static `size` (`unique_values`, `union1d`, ...), in
+//! the `_oxla.stats` submodule (`oxla.numpy` names the pairs of the unique family).
+
+use oxla::numpy::{self as jnp, Operand};
+use oxla::Tensor;
+use pyo3::prelude::*;
+
+use crate::array::Array;
+use crate::convert::Arg;
+use crate::errors::guard;
+use crate::stats::unsupported;
+
+/// The static `size=` of a set function: oxla needs it (JAX's `None` reads the size from
+/// concrete values).
+fn static_size(name: &str, size: Option<usize>) -> PyResult<usize> {
+    size.ok_or_else(|| unsupported(name, "size=None (give the static size=)"))
+}
+
+/// A pair of tensors as a pair of arrays.
+fn pair((a, b): (Tensor, Tensor)) -> (Array, Array) {
+    (Array(a), Array(b))
+}
+
+/// `jnp.unique_values(x, /, *, size=None, fill_value=None)`: the sorted distinct values
+/// of `x`, the first `size`, padded with `fill_value` (the smallest value).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, size=None, fill_value=None))]
+fn unique_values(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<Array> {
+    let size = static_size("unique_values", size)?;
+    guard(|| Ok(Array(jnp::unique_values(x.operand(), size, fill_value))))
+}
+
+/// `jnp.unique_counts(x, /, *, size=None, fill_value=None)`: the sorted distinct values of
+/// `x` and how often each occurs.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, size=None, fill_value=None))]
+fn unique_counts(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<(Array, Array)> {
+    let size = static_size("unique_counts", size)?;
+    guard(|| Ok(pair(jnp::unique_counts(x.operand(), size, fill_value))))
+}
+
+/// `jnp.unique_inverse(x, /, *, size=None, fill_value=None)`: the sorted distinct values
+/// of `x` and, for each element of `x`, the position of its value among them.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, size=None, fill_value=None))]
+fn unique_inverse(
+    x: Arg,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> PyResult<(Array, Array)> {
+    let size = static_size("unique_inverse", size)?;
+    guard(|| Ok(pair(jnp::unique_inverse(x.operand(), size, fill_value))))
+}
+
+/// One of oxla's functions of two sets.
+type SetFn = fn(Operand, Operand, usize, Option<f64>) -> Tensor;
+
+/// `f(ar1, ar2)` with the static `size` of JAX's `name`.
+fn two_sets(
+    name: &str,
+    f: SetFn,
+    ar1: Arg,
+    ar2: Arg,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> PyResult<Array> {
+    let size = static_size(name, size)?;
+    guard(|| Ok(Array(f(ar1.operand(), ar2.operand(), size, fill_value))))
+}
+
+/// `jnp.union1d(ar1, ar2, *, size=None, fill_value=None)`: the sorted distinct values in
+/// either array.
+#[pyfunction]
+#[pyo3(signature = (ar1, ar2, *, size=None, fill_value=None))]
+fn union1d(ar1: Arg, ar2: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<Array> {
+    let f: SetFn = |a, b, n, v| jnp::union1d(a, b, n, v);
+    two_sets("union1d", f, ar1, ar2, size, fill_value)
+}
+
+/// `jnp.intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+/// fill_value=None)`: the sorted distinct values in both arrays (`assume_unique` is a hint
+/// for speed only).
+#[pyfunction]
+#[pyo3(signature = (ar1, ar2, assume_unique=false, return_indices=false, *, size=None,
+                    fill_value=None))]
+fn intersect1d(
+    ar1: Arg,
+    ar2: Arg,
+    assume_unique: bool,
+    return_indices: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> PyResult<Array> {
+    // A hint for speed only: the result is the same.
+    let _ = assume_unique;
+    if return_indices {
+        return Err(unsupported("intersect1d", "return_indices=True"));
+    }
+    let f: SetFn = |a, b, n, v| jnp::intersect1d(a, b, n, v);
+    two_sets("intersect1d", f, ar1, ar2, size, fill_value)
+}
+
+/// `jnp.setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None)`: the
+/// sorted distinct values of `ar1` not in `ar2`.
+#[pyfunction]
+#[pyo3(signature = (ar1, ar2, assume_unique=false, *, size=None, fill_value=None))]
+fn setdiff1d(
+    ar1: Arg,
+    ar2: Arg,
+    assume_unique: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> PyResult<Array> {
+    // A hint for speed only: the result is the same.
+    let _ = assume_unique;
+    let f: SetFn = |a, b, n, v| jnp::setdiff1d(a, b, n, v);
+    two_sets("setdiff1d", f, ar1, ar2, size, fill_value)
+}
+
+/// `jnp.setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None)`: the
+/// sorted distinct values in exactly one of the arrays.
+#[pyfunction]
+#[pyo3(signature = (ar1, ar2, assume_unique=false, *, size=None, fill_value=None))]
+fn setxor1d(
+    ar1: Arg,
+    ar2: Arg,
+    assume_unique: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> PyResult<Array> {
+    // A hint for speed only: the result is the same.
+    let _ = assume_unique;
+    let f: SetFn = |a, b, n, v| jnp::setxor1d(a, b, n, v);
+    two_sets("setxor1d", f, ar1, ar2, size, fill_value)
+}
+
+/// Adds this file's functions to the `stats` submodule.
+pub(crate) fn add(sub: &Bound<'_, PyModule>) -> PyResult<()> {
+    sub.add_function(wrap_pyfunction!(unique_values, sub)?)?;
+    sub.add_function(wrap_pyfunction!(unique_counts, sub)?)?;
+    sub.add_function(wrap_pyfunction!(unique_inverse, sub)?)?;
+    sub.add_function(wrap_pyfunction!(union1d, sub)?)?;
+    sub.add_function(wrap_pyfunction!(intersect1d, sub)?)?;
+    sub.add_function(wrap_pyfunction!(setdiff1d, sub)?)?;
+    sub.add_function(wrap_pyfunction!(setxor1d, sub)?)?;
+    Ok(())
+}
