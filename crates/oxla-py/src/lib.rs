@@ -22,6 +22,7 @@ mod stats_index;
 mod stats_reduce;
 mod stats_sets;
 mod stats_sort;
+mod stats_take;
 mod transforms;
 
 use pyo3::prelude::*;

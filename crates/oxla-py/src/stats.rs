@@ -296,6 +296,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(logaddexp2, &sub)?)?;
     crate::stats_reduce::add(&sub)?;
     crate::stats_sort::add(&sub)?;
+    crate::stats_take::add(&sub)?;
     crate::stats_sets::add(&sub)?;
     crate::stats_index::add(&sub)?;
     m.add_submodule(&sub)?;

@@ -10,10 +10,22 @@ use crate::convert::Arg;
 use crate::errors::guard;
 use crate::stats::unsupported;
 
-/// The static `size=` of a set function: oxla needs it (JAX's `None` reads the size from
-/// concrete values).
+/// The static `size=` of a set function of two arrays: oxla needs it (JAX's `None` reads
+/// the size from concrete values).
 fn static_size(name: &str, size: Option<usize>) -> PyResult<usize> {
     size.ok_or_else(|| unsupported(name, "size=None (give the static size=)"))
+}
+
+/// The `size=` of the unique family: as given, or the number of distinct values of `x`
+/// (concrete values, as JAX reads them).
+fn unique_size(x: &Tensor, size: Option<usize>) -> usize {
+    size.unwrap_or_else(|| {
+        if x.size() == 0 {
+            return 0;
+        }
+        let (_, counts) = jnp::unique_counts(x, x.size(), None);
+        jnp::count_nonzero(&counts, None).item() as usize
+    })
 }
 
 /// A pair of tensors as a pair of arrays.
@@ -22,12 +34,16 @@ fn pair((a, b): (Tensor, Tensor)) -> (Array, Array) {
 }
 
 /// `jnp.unique_values(x, /, *, size=None, fill_value=None)`: the sorted distinct values
-/// of `x`, the first `size`, padded with `fill_value` (the smallest value).
+/// of `x`, the first `size` (all, from concrete values, when `None`), padded with `fill_value`
+/// (the smallest value).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, size=None, fill_value=None))]
 fn unique_values(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<Array> {
-    let size = static_size("unique_values", size)?;
-    guard(|| Ok(Array(jnp::unique_values(x.operand(), size, fill_value))))
+    let x = x.operand().into_tensor();
+    guard(|| {
+        let size = unique_size(&x, size);
+        Ok(Array(jnp::unique_values(&x, size, fill_value)))
+    })
 }
 
 /// `jnp.unique_counts(x, /, *, size=None, fill_value=None)`: the sorted distinct values of
@@ -35,8 +51,11 @@ fn unique_values(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResu
 #[pyfunction]
 #[pyo3(signature = (x, /, *, size=None, fill_value=None))]
 fn unique_counts(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<(Array, Array)> {
-    let size = static_size("unique_counts", size)?;
-    guard(|| Ok(pair(jnp::unique_counts(x.operand(), size, fill_value))))
+    let x = x.operand().into_tensor();
+    guard(|| {
+        let size = unique_size(&x, size);
+        Ok(pair(jnp::unique_counts(&x, size, fill_value)))
+    })
 }
 
 /// `jnp.unique_inverse(x, /, *, size=None, fill_value=None)`: the sorted distinct values
@@ -48,8 +67,11 @@ fn unique_inverse(
     size: Option<usize>,
     fill_value: Option<f64>,
 ) -> PyResult<(Array, Array)> {
-    let size = static_size("unique_inverse", size)?;
-    guard(|| Ok(pair(jnp::unique_inverse(x.operand(), size, fill_value))))
+    let x = x.operand().into_tensor();
+    guard(|| {
+        let size = unique_size(&x, size);
+        Ok(pair(jnp::unique_inverse(&x, size, fill_value)))
+    })
 }
 
 /// One of oxla's functions of two sets.
