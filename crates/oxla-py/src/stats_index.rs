@@ -63,6 +63,17 @@ fn bins_of(bins: &Bound<'_, PyAny>) -> PyResult<Bins> {
     }
 }
 
+/// A `range=` argument: `None`, or a `(lower, upper)` sequence.
+fn range_of(range: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, f64)>> {
+    match range.filter(|r| !r.is_none()) {
+        None => Ok(None),
+        Some(r) => match r.extract::<Vec<f64>>()?.as_slice() {
+            &[lo, hi] => Ok(Some((lo, hi))),
+            _ => Err(PyValueError::new_err("range must be a pair (lower, upper)")),
+        },
+    }
+}
+
 /// `jnp.histogram(a, bins=10, range=None, weights=None, density=None)`: the counts (or
 /// summed `weights`, or densities) of `a`'s values in each bin, and the bin edges.
 #[pyfunction]
@@ -70,11 +81,12 @@ fn bins_of(bins: &Bound<'_, PyAny>) -> PyResult<Bins> {
 fn histogram(
     a: Arg,
     bins: Option<&Bound<'_, PyAny>>,
-    range: Option<(f64, f64)>,
+    range: Option<&Bound<'_, PyAny>>,
     weights: Option<Arg>,
     density: Option<bool>,
 ) -> PyResult<(Array, Array)> {
     let bins = bins.map_or(Ok(Bins::Count(10)), bins_of)?;
+    let range = range_of(range)?;
     let w = opt_tensor(weights);
     let density = density.unwrap_or(false);
     guard(|| {
@@ -90,12 +102,13 @@ fn histogram(
 fn histogram_bin_edges(
     a: Arg,
     bins: Option<&Bound<'_, PyAny>>,
-    range: Option<(f64, f64)>,
+    range: Option<&Bound<'_, PyAny>>,
     weights: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Array> {
     // JAX takes `weights` for numpy's signature and ignores them too.
     let _ = weights;
     let bins = bins.map_or(Ok(Bins::Count(10)), bins_of)?;
+    let range = range_of(range)?;
     guard(|| Ok(Array(jnp::histogram_bin_edges(a.operand(), bins, range))))
 }
 

@@ -10,12 +10,6 @@ use crate::convert::Arg;
 use crate::errors::guard;
 use crate::stats::unsupported;
 
-/// The static `size=` of a set function of two arrays: oxla needs it (JAX's `None` reads
-/// the size from concrete values).
-fn static_size(name: &str, size: Option<usize>) -> PyResult<usize> {
-    size.ok_or_else(|| unsupported(name, "size=None (give the static size=)"))
-}
-
 /// The `size=` of the unique family: as given, or the number of distinct values of `x`
 /// (concrete values, as JAX reads them).
 fn unique_size(x: &Tensor, size: Option<usize>) -> usize {
@@ -74,20 +68,47 @@ fn unique_inverse(
     })
 }
 
-/// One of oxla's functions of two sets.
-type SetFn = fn(Operand, Operand, usize, Option<f64>) -> Tensor;
+/// One of oxla's functions of two sets, with the number of its results (the `size` JAX
+/// reads from concrete values when `size=None`).
+struct SetOp {
+    f: fn(Operand, Operand, usize, Option<f64>) -> Tensor,
+    count: fn(&Tensor, &Tensor) -> usize,
+}
 
-/// `f(ar1, ar2)` with the static `size` of JAX's `name`.
+/// The distinct values of `x` (flattened, sorted; NaNs each distinct).
+fn distinct(x: &Tensor) -> Tensor {
+    jnp::unique_values(x, unique_size(x, None), None)
+}
+
+/// How many NaNs of `x` beyond the first (those that the two-set functions, NaNs equal,
+/// drop).
+fn extra_nans(x: &Tensor) -> usize {
+    (jnp::count_nonzero(jnp::isnan(x), None).item() as usize).saturating_sub(1)
+}
+
+/// How many entries of `m` are true.
+fn trues(m: Tensor) -> usize {
+    jnp::count_nonzero(&m, None).item() as usize
+}
+
+/// `a` and `b` flattened, end to end.
+fn both(a: &Tensor, b: &Tensor) -> Tensor {
+    jnp::concatenate(&[a.clone(), b.clone()], None::<isize>)
+}
+
+/// `op(ar1, ar2)` with its `size` (all results, from concrete values, when `None`).
 fn two_sets(
-    name: &str,
-    f: SetFn,
+    op: SetOp,
     ar1: Arg,
     ar2: Arg,
     size: Option<usize>,
-    fill_value: Option<f64>,
+    fill: Option<f64>,
 ) -> PyResult<Array> {
-    let size = static_size(name, size)?;
-    guard(|| Ok(Array(f(ar1.operand(), ar2.operand(), size, fill_value))))
+    let (a, b) = (ar1.operand().into_tensor(), ar2.operand().into_tensor());
+    guard(|| {
+        let n = size.unwrap_or_else(|| (op.count)(&a, &b));
+        Ok(Array((op.f)(Operand::from(&a), Operand::from(&b), n, fill)))
+    })
 }
 
 /// `jnp.union1d(ar1, ar2, *, size=None, fill_value=None)`: the sorted distinct values in
@@ -95,8 +116,14 @@ fn two_sets(
 #[pyfunction]
 #[pyo3(signature = (ar1, ar2, *, size=None, fill_value=None))]
 fn union1d(ar1: Arg, ar2: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<Array> {
-    let f: SetFn = |a, b, n, v| jnp::union1d(a, b, n, v);
-    two_sets("union1d", f, ar1, ar2, size, fill_value)
+    let op = SetOp {
+        f: |a, b, n, v| jnp::union1d(a, b, n, v),
+        count: |a, b| {
+            let c = both(a, b);
+            unique_size(&c, None) - extra_nans(&c)
+        },
+    };
+    two_sets(op, ar1, ar2, size, fill_value)
 }
 
 /// `jnp.intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
@@ -118,8 +145,11 @@ fn intersect1d(
     if return_indices {
         return Err(unsupported("intersect1d", "return_indices=True"));
     }
-    let f: SetFn = |a, b, n, v| jnp::intersect1d(a, b, n, v);
-    two_sets("intersect1d", f, ar1, ar2, size, fill_value)
+    let op = SetOp {
+        f: |a, b, n, v| jnp::intersect1d(a, b, n, v),
+        count: |a, b| trues(jnp::isin(distinct(a), b, false)),
+    };
+    two_sets(op, ar1, ar2, size, fill_value)
 }
 
 /// `jnp.setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None)`: the
@@ -135,8 +165,11 @@ fn setdiff1d(
 ) -> PyResult<Array> {
     // A hint for speed only: the result is the same.
     let _ = assume_unique;
-    let f: SetFn = |a, b, n, v| jnp::setdiff1d(a, b, n, v);
-    two_sets("setdiff1d", f, ar1, ar2, size, fill_value)
+    let op = SetOp {
+        f: |a, b, n, v| jnp::setdiff1d(a, b, n, v),
+        count: |a, b| trues(jnp::isin(distinct(a), b, true)) - extra_nans(a),
+    };
+    two_sets(op, ar1, ar2, size, fill_value)
 }
 
 /// `jnp.setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None)`: the
@@ -152,8 +185,17 @@ fn setxor1d(
 ) -> PyResult<Array> {
     // A hint for speed only: the result is the same.
     let _ = assume_unique;
-    let f: SetFn = |a, b, n, v| jnp::setxor1d(a, b, n, v);
-    two_sets("setxor1d", f, ar1, ar2, size, fill_value)
+    let op = SetOp {
+        f: |a, b, n, v| jnp::setxor1d(a, b, n, v),
+        count: |a, b| {
+            let d = distinct(&both(a, b));
+            trues(jnp::not_equal(
+                jnp::isin(&d, a, false),
+                jnp::isin(&d, b, false),
+            ))
+        },
+    };
+    two_sets(op, ar1, ar2, size, fill_value)
 }
 
 /// Adds this file's functions to the `stats` submodule.

@@ -11,11 +11,13 @@ use crate::stats::refuse;
 
 /// JAX's `mode=` and `fill_value=` of a gather as oxla's mode: `None` or `'fill'`
 /// (out-of-bounds indices give `fill_value`, or NaN and the like), `'clip'`, `'wrap'`
-/// (`take` only); `'promise_in_bounds'` is clipped, a valid choice for indices in bounds.
+/// (`take` only), `'promise_in_bounds'` (`take_along_axis` only: clipped, a valid choice
+/// for indices in bounds).
 fn take_mode(name: &str, mode: Option<&str>, fill_value: Option<f64>) -> PyResult<TakeMode> {
     match mode {
         None | Some("fill") => Ok(fill_value.map_or(TakeMode::Fill, TakeMode::FillWith)),
-        Some("clip") | Some("promise_in_bounds") => Ok(TakeMode::Clip),
+        Some("clip") => Ok(TakeMode::Clip),
+        Some("promise_in_bounds") if name == "take_along_axis" => Ok(TakeMode::Clip),
         Some("wrap") if name == "take" => Ok(TakeMode::Wrap),
         Some("raise") => Err(PyNotImplementedError::new_err(format!(
             "The 'raise' mode to jnp.{name} is not supported."
