@@ -142,22 +142,42 @@ impl Quantile {
 }
 
 /// `jnp.average(a, axis=None, weights=None, returned=False, keepdims=False)`: the mean
-/// weighted by `weights` (of `a`'s shape or of its reduced axes).
+/// weighted by `weights` (of `a`'s shape or of its reduced axes); `returned` adds the sum
+/// of the weights, broadcast to the mean's shape.
 #[pyfunction]
 #[pyo3(signature = (a, axis=None, weights=None, returned=false, keepdims=false))]
 fn average(
+    py: Python<'_>,
     a: Arg,
     axis: Option<&Bound<'_, PyAny>>,
     weights: Option<Arg>,
     returned: bool,
     keepdims: bool,
-) -> PyResult<Array> {
-    if returned {
-        return Err(unsupported("average", "returned=True"));
-    }
+) -> PyResult<PyObject> {
     let axis = axis_of(axis, keepdims)?;
+    let a = a.operand().into_tensor();
     let w = opt_tensor(weights);
-    guard(|| Ok(Array(jnp::average(a.operand(), axis, w.as_ref()))))
+    let (avg, total) = guard(|| {
+        let avg = jnp::average(&a, axis.clone(), w.as_ref());
+        if !returned {
+            return Ok((avg, None));
+        }
+        let total = match &w {
+            None => jnp::sum(jnp::ones_like(&a), axis),
+            Some(w) if w.shape() == a.shape() => jnp::sum(w, axis),
+            // Weights along the reduced axes: the same total everywhere.
+            Some(w) => jnp::broadcast_to(jnp::sum(w, None), avg.shape()),
+        };
+        let total = total.astype(avg.dtype());
+        Ok((avg, Some(total)))
+    })?;
+    match total {
+        None => Ok(Array(avg).into_pyobject(py)?.into_any().unbind()),
+        Some(t) => Ok((Array(avg), Array(t))
+            .into_pyobject(py)?
+            .into_any()
+            .unbind()),
+    }
 }
 
 /// `jnp.cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
