@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
 use crate::array::Array;
-use crate::convert::{tensors, Arg};
+use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
-use crate::stats::{opt_tensor, refuse, unsupported};
+use crate::stats::{opt_tensor, unsupported};
 
 /// `interp`'s `left=`/`right=`: `None` (the end value), `"extrapolate"`, or a scalar.
 fn outside(which: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<Outside> {
@@ -182,28 +182,38 @@ fn out_of_bounds(index: &[Tensor], dims: &[usize]) -> bool {
 
 /// `jnp.ravel_multi_index(multi_index, dims, mode='raise', order='C', *, dtype=None)`: the
 /// flat row-major indices of the coordinates `multi_index` in an array of shape `dims`
-/// (`'raise'` checks concrete coordinates, `'clip'` clips them, `'wrap'` wraps them).
+/// (`'raise'` checks concrete coordinates, `'clip'` clips them, `'wrap'` wraps them), as
+/// `dtype` (the default int).
 #[pyfunction]
 #[pyo3(signature = (multi_index, dims, mode="raise", order="C", *, dtype=None))]
 fn ravel_multi_index(
+    py: Python<'_>,
     multi_index: Vec<Arg>,
     dims: Vec<usize>,
     mode: &str,
     order: &str,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Array> {
-    refuse("ravel_multi_index", &[("dtype", dtype)])?;
+    let dtype = dtype_arg(py, dtype)?;
     if order != "C" {
         return Err(unsupported("ravel_multi_index", "order other than 'C'"));
     }
     let index = tensors(multi_index);
-    if mode == "raise" {
+    let mode = if mode == "raise" {
         if guard(|| Ok(index.len() == dims.len() && out_of_bounds(&index, &dims)))? {
             return Err(PyValueError::new_err("invalid entry in coordinates array"));
         }
-        return guard(|| Ok(Array(jnp::ravel_multi_index(&index, &dims, "ignore"))));
-    }
-    guard(|| Ok(Array(jnp::ravel_multi_index(&index, &dims, mode))))
+        "ignore"
+    } else {
+        mode
+    };
+    guard(|| {
+        let i = jnp::ravel_multi_index(&index, &dims, mode);
+        Ok(Array(match dtype {
+            Some(d) => i.astype(d),
+            None => i,
+        }))
+    })
 }
 
 /// `jnp.resize(a, new_shape)`: `a` flattened, repeated (or cut) to fill `new_shape`.

@@ -7,18 +7,19 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::array::Array;
-use crate::convert::{tensors, Arg};
+use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
 use crate::stats::{check_method, opt_tensor, refuse, unsupported};
 
 /// `jnp.argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
-/// dtype=None)`: the permutation sorting `a` along `axis` (`None`: flattened); the sort is
-/// always stable, which `stable=False` allows too.
+/// dtype=None)`: the permutation sorting `a` along `axis` (`None`: flattened), as `dtype`
+/// (the default int); the sort is always stable, which `stable=False` allows too.
 #[pyfunction]
 #[pyo3(signature = (a, axis=Some(-1), *, kind=None, order=None, stable=true, descending=false,
                     dtype=None))]
 #[allow(clippy::too_many_arguments)]
 fn argsort(
+    py: Python<'_>,
     a: Arg,
     axis: Option<isize>,
     kind: Option<&Bound<'_, PyAny>>,
@@ -29,11 +30,15 @@ fn argsort(
 ) -> PyResult<Array> {
     // Every sort here is stable, which `stable=False` allows too.
     let _ = stable;
-    refuse(
-        "argsort",
-        &[("kind", kind), ("order", order), ("dtype", dtype)],
-    )?;
-    guard(|| Ok(Array(jnp::argsort(a.operand(), axis, descending))))
+    refuse("argsort", &[("kind", kind), ("order", order)])?;
+    let dtype = dtype_arg(py, dtype)?;
+    guard(|| {
+        let i = jnp::argsort(a.operand(), axis, descending);
+        Ok(Array(match dtype {
+            Some(d) => i.astype(d),
+            None => i,
+        }))
+    })
 }
 
 /// `jnp.lexsort(keys, axis=-1)`: the stable permutation sorting by several keys along
