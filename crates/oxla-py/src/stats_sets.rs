@@ -4,11 +4,12 @@
 use oxla::numpy::{self as jnp, Operand};
 use oxla::Tensor;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 use crate::array::Array;
 use crate::convert::Arg;
 use crate::errors::guard;
-use crate::stats::unsupported;
+use crate::stats::{refuse, unsupported};
 
 /// The `size=` of the unique family: as given, or the number of distinct values of `x`
 /// (concrete values, as JAX reads them).
@@ -66,6 +67,64 @@ fn unique_inverse(
         let size = unique_size(&x, size);
         Ok(pair(jnp::unique_inverse(&x, size, fill_value)))
     })
+}
+
+/// `jnp.unique(ar, return_index=False, return_inverse=False, return_counts=False,
+/// axis=None, *, equal_nan=True, size=None, fill_value=None, sorted=True)`: the sorted
+/// distinct values of `ar` (flattened; NaNs one value with `equal_nan`), with the inverse
+/// indices and the counts on request (JAX always sorts, whatever `sorted`).
+#[pyfunction]
+#[pyo3(signature = (ar, return_index=false, return_inverse=false, return_counts=false,
+                    axis=None, *, equal_nan=true, size=None, fill_value=None, sorted=true))]
+#[allow(clippy::too_many_arguments)]
+fn unique(
+    py: Python<'_>,
+    ar: Arg,
+    return_index: bool,
+    return_inverse: bool,
+    return_counts: bool,
+    axis: Option<&Bound<'_, PyAny>>,
+    equal_nan: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+    sorted: bool,
+) -> PyResult<PyObject> {
+    let _ = sorted;
+    if return_index {
+        return Err(unsupported("unique", "return_index=True"));
+    }
+    refuse("unique", &[("axis", axis)])?;
+    let x = ar.operand().into_tensor();
+    let nan_equal = equal_nan && x.dtype().is_inexact();
+    if nan_equal && (return_inverse || return_counts) {
+        return Err(unsupported(
+            "unique",
+            "return_inverse or return_counts with equal_nan=True for inexact values \
+             (pass equal_nan=False: NaNs each distinct)",
+        ));
+    }
+    let mut out = guard(|| {
+        Ok(if nan_equal {
+            // The values of `x` or `x`: its distinct values, NaNs one.
+            let n = size.unwrap_or_else(|| unique_size(&x, None) - extra_nans(&x));
+            vec![Array(jnp::union1d(&x, &x, n, fill_value))]
+        } else {
+            let n = unique_size(&x, size);
+            let (values, inverse) = jnp::unique_inverse(&x, n, fill_value);
+            let mut out = vec![Array(values)];
+            if return_inverse {
+                out.push(Array(inverse));
+            }
+            if return_counts {
+                out.push(Array(jnp::unique_counts(&x, n, fill_value).1));
+            }
+            out
+        })
+    })?;
+    if out.len() == 1 {
+        return Ok(out.remove(0).into_pyobject(py)?.into_any().unbind());
+    }
+    Ok(PyTuple::new(py, out)?.into_any().unbind())
 }
 
 /// One of oxla's functions of two sets, with the number of its results (the `size` JAX
@@ -203,6 +262,7 @@ pub(crate) fn add(sub: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(unique_values, sub)?)?;
     sub.add_function(wrap_pyfunction!(unique_counts, sub)?)?;
     sub.add_function(wrap_pyfunction!(unique_inverse, sub)?)?;
+    sub.add_function(wrap_pyfunction!(unique, sub)?)?;
     sub.add_function(wrap_pyfunction!(union1d, sub)?)?;
     sub.add_function(wrap_pyfunction!(intersect1d, sub)?)?;
     sub.add_function(wrap_pyfunction!(setdiff1d, sub)?)?;
