@@ -1,7 +1,7 @@
 //! numpy's sorting and searching functions (`argsort`, `searchsorted`, `nonzero`, ...), in
 //! the `_oxla.stats` submodule.
 
-use oxla::numpy as jnp;
+use oxla::numpy::{self as jnp, TakeMode};
 use oxla::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -66,20 +66,20 @@ fn argpartition(a: Arg, kth: isize, axis: isize) -> PyResult<Array> {
 }
 
 /// `jnp.searchsorted(a, v, side='left', sorter=None, *, method='scan')`: where the values
-/// `v` go in the sorted vector `a` to keep it sorted.
+/// `v` go in the sorted vector `a` (`a[sorter]` with `sorter`) to keep it sorted.
 #[pyfunction]
 #[pyo3(signature = (a, v, side="left", sorter=None, *, method="scan"))]
-fn searchsorted(
-    a: Arg,
-    v: Arg,
-    side: &str,
-    sorter: Option<&Bound<'_, PyAny>>,
-    method: &str,
-) -> PyResult<Array> {
-    refuse("searchsorted", &[("sorter", sorter)])?;
+fn searchsorted(a: Arg, v: Arg, side: &str, sorter: Option<Arg>, method: &str) -> PyResult<Array> {
     let methods = ["scan", "scan_unrolled", "sort", "compare_all"];
     check_method("searchsorted", method, &methods)?;
-    guard(|| Ok(Array(jnp::searchsorted(a.operand(), v.operand(), side))))
+    let sorter = opt_tensor(sorter);
+    guard(|| {
+        let a = match &sorter {
+            Some(s) => jnp::take(a.operand(), s, 0, TakeMode::Clip),
+            None => a.operand().into_tensor(),
+        };
+        Ok(Array(jnp::searchsorted(&a, v.operand(), side)))
+    })
 }
 
 /// `jnp.digitize(x, bins, right=False, *, method=None)`: the index of the bin of each value
