@@ -1,6 +1,7 @@
 //! numpy's statistics (`var`, `quantile`, `cov`, ...), bound for Python in the `_oxla.stats`
-//! submodule; its sorting and searching functions are in `stats_sort.rs`, its set functions
-//! in `stats_sets.rs`, its histograms and index helpers in `stats_index.rs`.
+//! submodule; its other reductions over an axis are in `stats_reduce.rs`, its sorting and
+//! searching functions in `stats_sort.rs`, `take` in `stats_take.rs`, its set functions in
+//! `stats_sets.rs`, its histograms and index helpers in `stats_index.rs`.
 
 use oxla::numpy::{self as jnp, Axis, Operand};
 use oxla::Tensor;
@@ -94,6 +95,7 @@ impl Moment {
         guard(|| Ok(Array((self.f)(a, axis, correction.unwrap_or(ddof)))))
     }
 
+    /// `repr()`: the function's name, as JAX's.
     fn __repr__(&self) -> String {
         format!("<function oxla.numpy.{}>", self.__name__)
     }
@@ -136,6 +138,7 @@ impl Quantile {
         guard(|| Ok(Array((self.f)(a.operand(), q.operand(), axis, method))))
     }
 
+    /// `repr()`: the function's name, as JAX's.
     fn __repr__(&self) -> String {
         format!("<function oxla.numpy.{}>", self.__name__)
     }

@@ -104,6 +104,7 @@ impl Reduce {
         guard(|| Ok(Array((self.f)(a, axis))))
     }
 
+    /// `repr()`: the function's name, as JAX's.
     fn __repr__(&self) -> String {
         format!("<function oxla.numpy.{}>", self.__name__)
     }

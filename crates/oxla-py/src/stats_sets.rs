@@ -89,6 +89,7 @@ fn unique(
     fill_value: Option<f64>,
     sorted: bool,
 ) -> PyResult<PyObject> {
+    // JAX sorts whatever `sorted` says.
     let _ = sorted;
     if return_index {
         return Err(unsupported("unique", "return_index=True"));
