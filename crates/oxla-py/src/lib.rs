@@ -36,6 +36,11 @@ mod shape_poly;
 mod special;
 mod special_lax;
 mod stats;
+mod stats_index;
+mod stats_reduce;
+mod stats_sets;
+mod stats_sort;
+mod stats_take;
 mod transforms;
 
 use pyo3::prelude::*;
