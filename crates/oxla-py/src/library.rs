@@ -1,4 +1,4 @@
-//! `oxla.random`, `oxla.nn`, `oxla.numpy.linalg.norm` and `oxla.numpy.ix_`: oxla's functions
+//! `oxla.random`, `oxla.nn`, `oxla.numpy.ix_` and `isclose`: oxla's functions
 //! with JAX's arguments.
 
 use oxla::numpy::{self as jnp, Operand};
@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::{axis_of, default_float, dtype_arg, Arg};
+use crate::convert::{default_float, dtype_arg, Arg};
 use crate::errors::guard;
 
 fn key_of(key: &Arg) -> Tensor {

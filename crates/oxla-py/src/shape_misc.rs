@@ -1,14 +1,13 @@
-//! `roll`, `resize`, `interp`, `nan_to_num`, the diagonal and multi-index helpers,
-//! `broadcast_shapes` and `result_type`, for the `shape` submodule.
+//! `roll`, `interp`, `nan_to_num`, `broadcast_shapes` and `result_type`, for the `shape`
+//! submodule.
 
 use oxla::numpy::{self as jnp, Operand, Outside};
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::array::Array;
-use crate::convert::{dtype_of, tensors, Arg};
+use crate::convert::{dtype_of, Arg};
 use crate::errors::guard;
-use crate::shape::arrays;
 
 /// Ints: one int, or a sequence of them.
 fn ints(ob: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
@@ -56,16 +55,6 @@ fn roll(a: Arg, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Py
         }
         Ok(Array(t))
     })
-}
-
-/// `jnp.resize(a, new_shape)`: `a` flattened, repeated as needed and cut to `new_shape`.
-#[pyfunction]
-fn resize(a: Arg, new_shape: &Bound<'_, PyAny>) -> PyResult<Array> {
-    let shape: Vec<usize> = match new_shape.extract::<usize>() {
-        Ok(n) => vec![n],
-        Err(_) => new_shape.extract()?,
-    };
-    guard(|| Ok(Array(jnp::resize(a.operand(), &shape))))
 }
 
 /// `jnp.ravel(a, order='C')`: `a` flattened in row-major order.
@@ -155,44 +144,6 @@ fn isreal(x: Arg) -> PyResult<Array> {
     guard(|| Ok(Array(jnp::isreal(x.operand()))))
 }
 
-/// `jnp.diag_indices(n, ndim=2)`: the indices of the main diagonal of an `n`-cube.
-#[pyfunction]
-#[pyo3(signature = (n, ndim=2))]
-fn diag_indices(n: usize, ndim: usize) -> PyResult<Vec<Array>> {
-    guard(|| Ok(arrays(jnp::diag_indices(n, ndim))))
-}
-
-/// `jnp.diag_indices_from(arr)`: `diag_indices` for the shape of `arr`.
-#[pyfunction]
-fn diag_indices_from(arr: Arg) -> PyResult<Vec<Array>> {
-    guard(|| Ok(arrays(jnp::diag_indices_from(arr.operand()))))
-}
-
-/// `jnp.ravel_multi_index(multi_index, dims, mode='raise', order='C')`: flat indices of
-/// coordinates (modes `clip` and `wrap`; `raise` needs concrete values).
-#[pyfunction]
-#[pyo3(signature = (multi_index, dims, mode="raise", order="C"))]
-fn ravel_multi_index(
-    multi_index: Vec<Arg>,
-    dims: Vec<usize>,
-    mode: &str,
-    order: &str,
-) -> PyResult<Array> {
-    if mode == "raise" || order != "C" {
-        return Err(PyNotImplementedError::new_err(
-            "oxla's ravel_multi_index takes mode='clip' or 'wrap' and order='C' for now",
-        ));
-    }
-    let mode = mode.to_string();
-    guard(|| {
-        Ok(Array(jnp::ravel_multi_index(
-            &tensors(multi_index),
-            &dims,
-            &mode,
-        )))
-    })
-}
-
 /// `jnp.broadcast_shapes(*shapes)`: the shape the shapes broadcast to.
 #[pyfunction]
 #[pyo3(signature = (*shapes))]
@@ -225,16 +176,12 @@ fn result_type<'py>(py: Python<'py>, args: Vec<Bound<'py, PyAny>>) -> PyResult<B
 /// Adds this file's functions to the `shape` submodule.
 pub(crate) fn register(sub: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(roll, sub)?)?;
-    sub.add_function(wrap_pyfunction!(resize, sub)?)?;
     sub.add_function(wrap_pyfunction!(ravel, sub)?)?;
     sub.add_function(wrap_pyfunction!(interp, sub)?)?;
     sub.add_function(wrap_pyfunction!(nan_to_num, sub)?)?;
     sub.add_function(wrap_pyfunction!(is_complex_dtype, sub)?)?;
     sub.add_function(wrap_pyfunction!(iscomplex, sub)?)?;
     sub.add_function(wrap_pyfunction!(isreal, sub)?)?;
-    sub.add_function(wrap_pyfunction!(diag_indices, sub)?)?;
-    sub.add_function(wrap_pyfunction!(diag_indices_from, sub)?)?;
-    sub.add_function(wrap_pyfunction!(ravel_multi_index, sub)?)?;
     sub.add_function(wrap_pyfunction!(broadcast_shapes, sub)?)?;
     sub.add_function(wrap_pyfunction!(result_type, sub)?)?;
     Ok(())

@@ -1,59 +1,16 @@
-//! numpy's interpolation, histograms, selection and index helpers (`interp`, `histogram`,
+//! numpy's histograms, selection and index helpers (`histogram`,
 //! `compress`, `ravel_multi_index`, ...), in the `_oxla.stats` submodule.
 
-use oxla::numpy::{self as jnp, Bins, Outside};
+use oxla::numpy::{self as jnp, Bins};
 use oxla::Tensor;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::PyTuple;
 
 use crate::array::Array;
 use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
 use crate::stats::{opt_tensor, unsupported};
-
-/// `interp`'s `left=`/`right=`: `None` (the end value), `"extrapolate"`, or a scalar.
-fn outside(which: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<Outside> {
-    let Some(v) = v.filter(|v| !v.is_none()) else {
-        return Ok(Outside::Edge);
-    };
-    if let Ok(s) = v.downcast::<PyString>() {
-        return match s.to_cow()?.as_ref() {
-            "extrapolate" => Ok(Outside::Extrapolate),
-            other => Err(PyValueError::new_err(format!(
-                "jnp.interp: {which} must be a value, None or 'extrapolate', got {other:?}"
-            ))),
-        };
-    }
-    v.extract()
-        .map(Outside::Value)
-        .map_err(|_| unsupported("interp", &format!("a {which}= other than one scalar")))
-}
-
-/// `jnp.interp(x, xp, fp, left=None, right=None, period=None)`: the piecewise-linear
-/// interpolant through `(xp, fp)` at `x`.
-#[pyfunction]
-#[pyo3(signature = (x, xp, fp, left=None, right=None, period=None))]
-fn interp(
-    x: Arg,
-    xp: Arg,
-    fp: Arg,
-    left: Option<&Bound<'_, PyAny>>,
-    right: Option<&Bound<'_, PyAny>>,
-    period: Option<f64>,
-) -> PyResult<Array> {
-    let (left, right) = (outside("left", left)?, outside("right", right)?);
-    guard(|| {
-        Ok(Array(jnp::interp(
-            x.operand(),
-            xp.operand(),
-            fp.operand(),
-            left,
-            right,
-            period,
-        )))
-    })
-}
 
 /// A `bins=` argument: a count of equal bins, or the edges.
 fn bins_of(bins: &Bound<'_, PyAny>) -> PyResult<Bins> {
@@ -228,7 +185,6 @@ fn resize(a: Arg, new_shape: &Bound<'_, PyAny>) -> PyResult<Array> {
 
 /// Adds this file's functions to the `stats` submodule.
 pub(crate) fn add(sub: &Bound<'_, PyModule>) -> PyResult<()> {
-    sub.add_function(wrap_pyfunction!(interp, sub)?)?;
     sub.add_function(wrap_pyfunction!(histogram, sub)?)?;
     sub.add_function(wrap_pyfunction!(histogram_bin_edges, sub)?)?;
     sub.add_function(wrap_pyfunction!(compress, sub)?)?;

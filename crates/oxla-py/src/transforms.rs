@@ -148,6 +148,7 @@ pub(crate) fn intern(name: String) -> &'static str {
 /// memory budget apply.
 #[pyfunction]
 #[pyo3(signature = (f, args, in_axes, axis_name=None, axis_size=None, chunk_size=None, memory_budget=None))]
+#[allow(clippy::too_many_arguments)]
 fn vmap(
     py: Python<'_>,
     f: Py<PyAny>,

@@ -144,8 +144,10 @@ enum Origin {
     Vec(Layout),
     /// Memory another owner keeps alive ([`Buffer::from_foreign`]): never written, never
     /// freed here; the owner is dropped with the buffer.
+    /// (The owner is never touched, only dropped, so a panic cannot see it half-changed:
+    /// buffers stay unwind-safe.)
     Foreign {
-        _owner: Box<dyn std::any::Any + Send + Sync>,
+        _owner: std::panic::AssertUnwindSafe<Box<dyn std::any::Any + Send + Sync>>,
     },
 }
 
@@ -303,7 +305,9 @@ impl Buffer {
         Buffer {
             ptr,
             bytes,
-            origin: Origin::Foreign { _owner: owner },
+            origin: Origin::Foreign {
+                _owner: std::panic::AssertUnwindSafe(owner),
+            },
         }
     }
 
@@ -404,10 +408,8 @@ impl Drop for Buffer {
                 return;
             }
         }
-        if self.bytes >= HELD_FROM {
-            if super::held::keep(self.ptr, self.bytes) {
-                return;
-            }
+        if self.bytes >= HELD_FROM && super::held::keep(self.ptr, self.bytes) {
+            return;
         }
         if self.bytes > 0 {
             // SAFETY: allocated in `zeroed` or `uninit` with this layout.

@@ -82,5 +82,7 @@ pub(super) fn take(bytes: usize) -> Option<NonNull<u8>> {
 /// Keeps a freed allocation of `bytes` (made with `layout(bytes)`), unless the cache is
 /// full or a memory limit is in force; false when the caller must free it.
 pub(super) fn keep(ptr: NonNull<u8>, bytes: usize) -> bool {
-    HELD.lock().unwrap_or_else(|e| e.into_inner()).keep(ptr, bytes)
+    HELD.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .keep(ptr, bytes)
 }

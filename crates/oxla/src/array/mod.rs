@@ -19,10 +19,10 @@ use smallvec::SmallVec;
 
 pub use aval::{aval_of, Aval};
 pub(crate) use buffer::{is_quiet, quietly};
-pub(crate) use held::{held_bytes, release_held};
 pub use buffer::{AllocError, Buffer, ALIGN, MAX_BYTES};
 pub(crate) use dtype::with_dtype;
 pub use dtype::{DType, Elem, Kind};
+pub(crate) use held::{held_bytes, release_held};
 pub use print::{get_printoptions, printoptions, set_printoptions, PrintOptions};
 pub(crate) use rows::Rows;
 pub(crate) use values::{new_values, Lane, Values, ValuesMut};

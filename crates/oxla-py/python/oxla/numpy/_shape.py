@@ -15,16 +15,16 @@ _DIRECT = [
     "array_equal", "array_equiv", "geomspace", "logspace",
     "divmod", "modf", "frexp", "round", "empty", "empty_like", "copy", "permute_dims",
     "matrix_transpose", "promote_types", "can_cast",
-    "roll", "resize", "ravel", "interp", "nan_to_num", "iscomplex", "isreal",
-    "ravel_multi_index", "result_type",
+    "roll", "ravel", "interp", "nan_to_num", "iscomplex", "isreal",
+    "result_type",
 ]
 globals().update({name: getattr(_f, name) for name in _DIRECT})
 around = round  # noqa: F821 (from the extension)
 
 __all__ = _DIRECT + [
     "around", "vstack", "hstack", "dstack", "column_stack", "atleast_1d", "atleast_2d",
-    "atleast_3d", "unstack", "unravel_index", "fromfunction", "diag_indices",
-    "diag_indices_from", "broadcast_shapes", "iscomplexobj", "isrealobj",
+    "atleast_3d", "unstack", "unravel_index", "fromfunction",
+    "broadcast_shapes", "iscomplexobj", "isrealobj",
 ]
 
 
@@ -81,16 +81,6 @@ def unravel_index(indices, shape):
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     """``function`` (with ``kwargs``) of the index grids of ``shape`` in ``dtype``."""
     return _f.fromfunction(lambda *grids: function(*grids, **kwargs), tuple(shape), dtype)
-
-
-def diag_indices(n, ndim=2):
-    """The indices of the main diagonal of an ``n``-cube of ``ndim`` axes, as a tuple."""
-    return tuple(_f.diag_indices(n, ndim))
-
-
-def diag_indices_from(arr):
-    """``diag_indices`` for the shape of ``arr`` (every axis of one length)."""
-    return tuple(_f.diag_indices_from(arr))
 
 
 def broadcast_shapes(*shapes):
