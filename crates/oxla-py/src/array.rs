@@ -63,11 +63,7 @@ impl Array {
 
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let d = self.0.dtype();
-        if d == DType::BF16 {
-            return Err(PyTypeError::new_err("numpy has no bfloat16 dtype"));
-        }
-        py.import("numpy")?.call_method1("dtype", (d.numpy_name(),))
+        numpy_dtype(py, self.0.dtype())
     }
 
     #[getter]
@@ -101,6 +97,12 @@ impl Array {
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let a = self.concrete("conversion to a numpy array")?;
+        if a.dtype() == DType::BF16 {
+            // No typestr names bfloat16: numpy then asks `__array__`.
+            return Err(pyo3::exceptions::PyAttributeError::new_err(
+                "__array_interface__",
+            ));
+        }
         let d = PyDict::new(py);
         d.set_item("shape", PyTuple::new(py, a.shape())?)?;
         d.set_item("typestr", typestr(a.dtype()))?;
@@ -116,10 +118,17 @@ impl Array {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        slf.get().concrete("conversion to a numpy array")?;
+        let values = slf.get().concrete("conversion to a numpy array")?;
         let py = slf.py();
         let np = py.import("numpy")?;
-        let a = np.call_method1("asarray", (slf,))?;
+        let a = if values.dtype() == DType::BF16 {
+            // ml_dtypes' bfloat16, over a copy of the bytes.
+            let bytes = pyo3::types::PyBytes::new(py, values.as_bytes());
+            np.call_method1("frombuffer", (bytes, numpy_dtype(py, DType::BF16)?))?
+                .call_method1("reshape", (PyTuple::new(py, values.shape())?,))?
+        } else {
+            np.call_method1("asarray", (slf,))?
+        };
         let a = match dtype {
             Some(d) if !d.is_none() => a.call_method1("astype", (d,))?,
             _ => a,
@@ -395,8 +404,22 @@ impl Array {
     }
 }
 
+/// The numpy dtype of `d`; bfloat16's comes from the `ml_dtypes` package, as JAX's does.
+fn numpy_dtype(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
+    let np = py.import("numpy")?;
+    if d == DType::BF16 {
+        let Ok(ml) = py.import("ml_dtypes") else {
+            return Err(PyTypeError::new_err(
+                "bfloat16 arrays need the ml_dtypes package (pip install ml_dtypes), as JAX's do",
+            ));
+        };
+        return np.call_method1("dtype", (ml.getattr("bfloat16")?,));
+    }
+    np.call_method1("dtype", (d.numpy_name(),))
+}
+
 /// `_oxla.asarray(x, dtype=None, copy=None)`: an oxla array of `x` (an array is returned
-/// as it is). numpy's memory is shared when it is read-only (`copy=None`), whenever the
+/// as it is). numpy's memory is shared when nothing can change it (`copy=None`), whenever the
 /// layout allows (`copy=False`, else `ValueError`), or never (`copy=True`).
 #[pyfunction]
 #[pyo3(signature = (x, dtype=None, copy=None))]
@@ -407,7 +430,7 @@ fn asarray(
     copy: Option<bool>,
 ) -> PyResult<Array> {
     let share = match copy {
-        None => Share::IfReadOnly,
+        None => Share::IfImmutable,
         Some(false) => Share::Always,
         Some(true) => Share::Never,
     };

@@ -192,10 +192,16 @@ fn clip(x: Arg, lo: Arg, hi: Arg) -> PyResult<Array> {
     guard(|| Ok(Array(jnp::clip(x.operand(), lo.operand(), hi.operand()))))
 }
 
-/// `jax.random.bits(key, shape)`: raw `uint32` draws.
+/// `jax.random.bits(key, shape=(), dtype=None)`: raw `uint32` draws.
 #[pyfunction]
-#[pyo3(signature = (key, shape=vec![]))]
-fn bits(key: Arg, shape: Vec<usize>) -> PyResult<Array> {
+#[pyo3(signature = (key, shape=vec![], dtype=None))]
+fn bits(
+    py: Python<'_>,
+    key: Arg,
+    shape: Vec<usize>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    crate::convert::only_dtype(py, "random.bits", dtype, oxla::DType::U32)?;
     guard(|| {
         Ok(Array(oxla::random::bits(
             &key.operand().into_tensor(),

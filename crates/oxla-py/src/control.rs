@@ -157,6 +157,21 @@ fn cond(
     })
 }
 
+/// A branch of `switch`, as oxla takes it.
+type Branch<'a> = &'a dyn Fn(Vec<Tensor>) -> Vec<Tensor>;
+
+/// `lax.switch` on leaves: `branches[index]` of the operands (`index` clamped into range).
+#[pyfunction]
+fn switch(index: Arg, branches: Vec<Py<PyAny>>, operands: Vec<Arg>) -> PyResult<Vec<Array>> {
+    let (index, operands) = (index.operand().into_tensor(), tensors(operands));
+    let fns: Vec<_> = branches
+        .into_iter()
+        .map(|b| move |a: Vec<Tensor>| call(&b, a))
+        .collect();
+    let refs: Vec<Branch<'_>> = fns.iter().map(|f| f as Branch<'_>).collect();
+    guard(|| Ok(arrays(oxla::lax::switch(&index, &refs, operands))))
+}
+
 /// `lax.while_loop` on leaves: `body_fn` while `cond_fn` (a list holding one bool) holds.
 #[pyfunction]
 fn while_loop(cond_fn: Py<PyAny>, body_fn: Py<PyAny>, init: Vec<Arg>) -> PyResult<Vec<Array>> {
@@ -194,6 +209,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AtPlace>()?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(cond, m)?)?;
+    m.add_function(wrap_pyfunction!(switch, m)?)?;
     m.add_function(wrap_pyfunction!(while_loop, m)?)?;
     m.add_function(wrap_pyfunction!(fori_loop, m)?)?;
     Ok(())

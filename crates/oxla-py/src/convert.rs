@@ -76,6 +76,11 @@ pub(crate) fn default_float() -> DType {
     }
 }
 
+/// The tensor of an operand (a Python scalar as JAX's default dtype).
+pub(crate) fn tensor(x: &Arg) -> Tensor {
+    x.operand().into_tensor()
+}
+
 /// The tensors of operands (Python scalars as rank-0 arrays of the default dtypes).
 pub(crate) fn tensors(xs: Vec<Arg>) -> Vec<Tensor> {
     xs.into_iter().map(|x| x.operand().into_tensor()).collect()
@@ -173,10 +178,13 @@ impl jnp::Index for Items {
 /// When an oxla array may share a numpy array's memory instead of copying it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Share {
-    /// When numpy's array is read-only (its values cannot change under oxla's), or one
-    /// made here for the conversion that nothing else holds.
-    IfReadOnly,
-    /// Whenever the layout allows, else an error (`asarray(x, copy=False)`).
+    /// When nothing can change the bytes: numpy's array was made here for the conversion
+    /// (from a list, or converted), or it is a read-only view of an immutable owner (a
+    /// `bytes` object, a read-only memory map). A read-only flag on an array that owns or
+    /// views writeable memory is not enough: it can be set back.
+    IfImmutable,
+    /// Whenever the layout allows, else an error (`asarray(x, copy=False)`): the caller
+    /// asks for the sharing, and sees later writes to numpy's array.
     Always,
     /// Never (`copy=True`).
     Never,
@@ -186,10 +194,10 @@ pub(crate) enum Share {
 const SHARE_FROM: usize = 4096;
 
 /// Anything numpy can read as a new oxla array, with JAX's default dtypes (64-bit values
-/// become 32-bit unless x64 is enabled): numpy's memory shared where [`Share::IfReadOnly`]
-/// allows, else copied.
+/// become 32-bit unless x64 is enabled): numpy's memory shared where
+/// [`Share::IfImmutable`] allows, else copied.
 pub(crate) fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Array> {
-    from_numpy_sharing(py, x, Share::IfReadOnly)
+    from_numpy_sharing(py, x, Share::IfImmutable)
 }
 
 /// [`from_numpy`], sharing numpy's memory as `share` says when the array is C-contiguous
@@ -204,9 +212,18 @@ pub(crate) fn from_numpy_sharing(
     // unlike `ascontiguousarray`, keeps a 0-d array 0-d).
     let mut a = np.call_method1("asarray", (x,))?;
     let dtype = a.getattr("dtype")?;
+    let mut converted = false;
+    if dtype.getattr("kind")?.extract::<String>()? == "b" {
+        // Bytes other than 0 and 1 read as true: numpy's own rule, and oxla's kernels
+        // assume 0 and 1.
+        let truth = np.call_method1("not_equal", (a.call_method1("view", ("uint8",))?, 0))?;
+        a = np.call_method1("asarray", (truth,))?;
+        converted = true;
+    }
     if !dtype.getattr("isnative")?.extract::<bool>()? {
         // Big-endian values: in this machine's byte order first.
         a = a.call_method1("astype", (dtype.call_method1("newbyteorder", ("=",))?,))?;
+        converted = true;
     }
     let mut name: String = a.getattr("dtype")?.getattr("name")?.extract()?;
     if !oxla::config::x64_enabled() {
@@ -220,6 +237,7 @@ pub(crate) fn from_numpy_sharing(
         if let Some(n) = narrow {
             a = a.call_method1("astype", (n,))?;
             name = n.to_string();
+            converted = true;
         }
     }
     let dtype = DType::from_numpy_name(&name)
@@ -231,26 +249,27 @@ pub(crate) fn from_numpy_sharing(
     let layout_ok = flags.getattr("c_contiguous")?.extract::<bool>()?
         && address.is_multiple_of(8)
         && nbytes > 0;
-    // An array made here (from a list, or converted) belongs to no one else.
-    let ours = !a.is(x) && a.getattr("base")?.is_none();
-    let read_only = !flags.getattr("writeable")?.extract::<bool>()?;
     let shared = match share {
         Share::Never => false,
-        Share::Always if !(layout_ok && a.is(x)) => {
+        Share::Always if !(layout_ok && !converted && a.is(x)) => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "asarray(copy=False): a copy is needed (a {name} array of shape {shape:?} \
                  not C-contiguous and 8-byte aligned, or converted from another type)"
             )))
         }
         Share::Always => true,
-        Share::IfReadOnly => layout_ok && nbytes >= SHARE_FROM && (ours || read_only),
+        Share::IfImmutable => {
+            layout_ok && nbytes >= SHARE_FROM && (made_here(x, converted) || immutable(&a)?)
+        }
     };
     let buffer = match std::ptr::NonNull::new(address as *mut u8) {
         Some(ptr) if shared => {
             let owner: Py<PyAny> = a.clone().unbind();
             // SAFETY: numpy's array holds `nbytes` initialised, 8-byte aligned bytes at
-            // `ptr`, kept alive by `owner`; they stay unchanged: the array is read-only,
-            // ours alone, or the caller asked to share it (`copy=False`).
+            // `ptr`, kept alive by `owner`; nothing changes them (the array was made here,
+            // or views an immutable owner) unless the caller asked to share writeable
+            // memory (`copy=False`), whose later writes oxla then reads as any value of
+            // its dtype (bools were normalised above).
             unsafe { Buffer::from_foreign(ptr, nbytes, Box::new(owner)) }
         }
         _ => {
@@ -261,4 +280,108 @@ pub(crate) fn from_numpy_sharing(
     Ok(Array(Tensor::new(OxArray::from_buffer(
         dtype, &shape, buffer,
     ))))
+}
+
+/// Whether numpy's array was made for this conversion alone: from Python lists, tuples or
+/// scalars, or converted to another type here.
+fn made_here(x: &Bound<'_, PyAny>, converted: bool) -> bool {
+    converted
+        || x.is_instance_of::<pyo3::types::PyList>()
+        || x.is_instance_of::<PyTuple>()
+        || x.is_instance_of::<PyFloat>()
+        || x.is_instance_of::<PyInt>()
+}
+
+/// Whether `a` views memory nothing can write: the object at the root of its `base` chain
+/// is not a numpy array (whose writeable flag can be set again) and exports its buffer
+/// read-only (`bytes`, a read-only memory map).
+fn immutable(a: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = a.py();
+    let ndarray = py.import("numpy")?.getattr("ndarray")?;
+    let mut root = a.clone();
+    while root.is_instance(&ndarray)? {
+        let base = root.getattr("base")?;
+        if base.is_none() {
+            return Ok(false);
+        }
+        root = base;
+    }
+    let view = py
+        .import("builtins")?
+        .getattr("memoryview")?
+        .call1((&root,));
+    Ok(match view {
+        Ok(v) => v.getattr("readonly")?.extract()?,
+        Err(_) => false,
+    })
+}
+
+/// Refuses a `dtype=` other than `only` for `what`, whose draws oxla makes in `only`.
+pub(crate) fn only_dtype(
+    py: Python<'_>,
+    what: &str,
+    dtype: Option<&Bound<'_, PyAny>>,
+    only: DType,
+) -> PyResult<()> {
+    match dtype_arg(py, dtype)? {
+        Some(d) if d.canonical() != only => Err(pyo3::exceptions::PyNotImplementedError::new_err(
+            format!("oxla's {what} draws {only} only, not {d}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A function's further parameters (after its leading ones), given positionally or by
+/// keyword as Python allows; a `None` value counts as not given.
+pub(crate) struct Params<'py> {
+    names: &'static [&'static str],
+    values: Vec<Option<Bound<'py, PyAny>>>,
+}
+
+impl<'py> Params<'py> {
+    /// Binds `args` and `kwargs` to `names`, the parameters of `name` after its `leading`
+    /// ones, with Python's errors for too many, unknown or repeated arguments.
+    pub(crate) fn bind(
+        name: &str,
+        leading: usize,
+        names: &'static [&'static str],
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Params<'py>> {
+        if args.len() > names.len() {
+            return Err(PyTypeError::new_err(format!(
+                "{name}() takes at most {} positional arguments ({} given)",
+                names.len() + leading,
+                args.len() + leading
+            )));
+        }
+        let mut values: Vec<Option<Bound<'py, PyAny>>> = vec![None; names.len()];
+        for (slot, v) in values.iter_mut().zip(args.iter()) {
+            *slot = Some(v);
+        }
+        for (k, v) in kwargs.into_iter().flatten() {
+            let k: String = k.extract()?;
+            let Some(i) = names.iter().position(|p| *p == k) else {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}() got an unexpected keyword argument '{k}'"
+                )));
+            };
+            if values[i].is_some() {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}() got multiple values for argument '{k}'"
+                )));
+            }
+            values[i] = Some(v);
+        }
+        Ok(Params { names, values })
+    }
+
+    /// The value of parameter `p`, when given and not `None`.
+    pub(crate) fn get(&self, p: &str) -> Option<Bound<'py, PyAny>> {
+        self.names
+            .iter()
+            .position(|q| *q == p)
+            .and_then(|i| self.values[i].clone())
+            .filter(|v| !v.is_none())
+    }
 }

@@ -12,9 +12,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::{dtype_arg, Arg};
 use crate::errors::guard;
-use crate::lax_ops::{tensor, unsupported};
+use crate::lax_ops::unsupported;
 
 /// A `padding` argument: a padding type's name or one `(low, high)` pair per dimension.
 fn padding_of(p: &Bound<'_, PyAny>) -> PyResult<Padding> {

@@ -7,9 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::{tensors, Arg};
+use crate::convert::{tensor, tensors, Arg};
 use crate::errors::{guard, raise};
-use crate::lax_ops::{axis_in, axis_nonneg, tensor, unsupported};
+use crate::lax_ops::{axis_in, axis_nonneg, unsupported};
 use crate::transforms::arrays;
 
 /// `oxla.lax`'s cumulative reductions: `f(operand, axis=0, reverse=False)`.

@@ -7,9 +7,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::{axis_of, Arg};
 use crate::errors::guard;
-use crate::lax_ops::{tensor, unsupported};
+use crate::lax_ops::unsupported;
 
 /// `jax.nn.squareplus(x, b=4)`: `(x + sqrt(x^2 + b)) / 2`.
 #[pyfunction]

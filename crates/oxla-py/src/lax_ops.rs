@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::{dtype_of, Arg};
+use crate::convert::{dtype_of, tensor, Arg};
 use crate::errors::guard;
 
 /// An operand of a lax function as a tensor: a weakly typed Python scalar takes `like`'s
@@ -38,11 +38,6 @@ pub(crate) fn tensor_like(x: &Arg, like: Option<&Tensor>) -> PyResult<Tensor> {
         )));
     }
     Ok(x.operand().to_tensor(d))
-}
-
-/// An operand as a tensor of its own dtype (Python scalars as JAX's defaults).
-pub(crate) fn tensor(x: &Arg) -> Tensor {
-    x.operand().into_tensor()
 }
 
 /// The first array among `xs`, which weakly typed scalars follow.

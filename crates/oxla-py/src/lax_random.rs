@@ -9,9 +9,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::{default_float, dtype_arg, Arg};
 use crate::errors::guard;
-use crate::lax_ops::{tensor, unsupported};
+use crate::lax_ops::unsupported;
 
 /// A sampler of a key, its parameters and a shape.
 type Sampler = fn(&Tensor, &[Operand], &[usize]) -> Tensor;

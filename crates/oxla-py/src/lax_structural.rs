@@ -8,9 +8,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::{default_float, dtype_arg, dtype_of, tensors, Arg};
 use crate::errors::guard;
-use crate::lax_ops::{axis_in, first_array, tensor, tensor_like, unsupported};
+use crate::lax_ops::{axis_in, first_array, tensor_like, unsupported};
 use crate::transforms::arrays;
 
 /// `(lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)` of `dot_general`.
@@ -312,7 +313,48 @@ fn broadcasted_iota(
     guard(|| Ok(Array(lax::broadcasted_iota(d, &shape, dimension))))
 }
 
+/// Start indices as int32 scalars (Python ints, or traced scalars of any integer type).
+fn starts(start_indices: Vec<Arg>) -> Vec<Tensor> {
+    start_indices
+        .iter()
+        .map(|i| tensor(i).astype(DType::I32))
+        .collect()
+}
+
+/// `lax.dynamic_slice(operand, start_indices, slice_sizes)`: the window of `slice_sizes`
+/// at `start_indices` (each clamped so the window fits).
+#[pyfunction]
+fn dynamic_slice(
+    operand: Arg,
+    start_indices: Vec<Arg>,
+    slice_sizes: Vec<usize>,
+) -> PyResult<Array> {
+    let (x, start) = (tensor(&operand), starts(start_indices));
+    guard(|| Ok(Array(lax::dynamic_slice(&x, &start, &slice_sizes))))
+}
+
+/// `lax.dynamic_update_slice(operand, update, start_indices)`: `operand` with `update`
+/// written at `start_indices` (each clamped so the update fits).
+#[pyfunction]
+fn dynamic_update_slice(operand: Arg, update: Arg, start_indices: Vec<Arg>) -> PyResult<Array> {
+    let (x, u, start) = (tensor(&operand), tensor(&update), starts(start_indices));
+    guard(|| Ok(Array(lax::dynamic_update_slice(&x, &u, &start))))
+}
+
+/// `lax.sort(operand, dimension=-1, is_stable=True, num_keys=1)` on a list of operands:
+/// all sorted along `dimension` by the first `num_keys` (stably, lexicographically).
+#[pyfunction]
+fn sort(operands: Vec<Arg>, dimension: isize, num_keys: usize) -> PyResult<Vec<Array>> {
+    let xs = tensors(operands);
+    let rank = xs.first().map_or(0, Tensor::ndim);
+    let dim = axis_in(dimension, rank)?;
+    guard(|| Ok(arrays(lax::sort(&xs, dim, num_keys))))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(dynamic_slice, m)?)?;
+    m.add_function(wrap_pyfunction!(dynamic_update_slice, m)?)?;
+    m.add_function(wrap_pyfunction!(sort, m)?)?;
     m.add_function(wrap_pyfunction!(dot, m)?)?;
     m.add_function(wrap_pyfunction!(batch_matmul, m)?)?;
     m.add_function(wrap_pyfunction!(broadcast, m)?)?;

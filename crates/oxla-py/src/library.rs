@@ -66,9 +66,18 @@ fn uniform(
     })
 }
 
-/// `jax.random.randint(key, shape, minval, maxval)`.
+/// `jax.random.randint(key, shape, minval, maxval, dtype=int)`.
 #[pyfunction]
-fn randint(key: Arg, shape: Vec<usize>, minval: i64, maxval: i64) -> PyResult<Array> {
+#[pyo3(signature = (key, shape, minval, maxval, dtype=None))]
+fn randint(
+    py: Python<'_>,
+    key: Arg,
+    shape: Vec<usize>,
+    minval: i64,
+    maxval: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    crate::convert::only_dtype(py, "random.randint", dtype, oxla::DType::I32)?;
     guard(|| {
         Ok(Array(oxla::random::randint(
             &key_of(&key),

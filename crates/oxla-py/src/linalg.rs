@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::array::Array;
-use crate::convert::Arg;
+use crate::convert::{tensor, Arg};
 use crate::errors::guard;
 
 /// Raises `NotImplementedError` for each JAX argument given (not `None`) that oxla's
@@ -34,11 +34,6 @@ pub(crate) fn flag_unset(name: &str, arg: &str, set: bool) -> PyResult<()> {
         )));
     }
     Ok(())
-}
-
-/// The tensor of an operand.
-pub(crate) fn tensor(x: &Arg) -> Tensor {
-    x.operand().into_tensor()
 }
 
 /// The conjugate transpose of the last two dimensions.

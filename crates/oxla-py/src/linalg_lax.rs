@@ -5,9 +5,10 @@ use oxla::lax;
 use pyo3::prelude::*;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::Arg;
 use crate::errors::guard;
-use crate::linalg::{flag_unset, only_defaults, tensor};
+use crate::linalg::{flag_unset, only_defaults};
 
 /// `lax.linalg.cholesky(x, *, symmetrize_input=True)`: the lower Cholesky factor (NaN for
 /// a matrix that is not positive definite).

@@ -9,9 +9,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::{axis_of, dtype_arg, tensors, Arg};
 use crate::errors::guard;
-use crate::linalg::{only_defaults, tensor};
+use crate::linalg::only_defaults;
 
 /// A matrix norm's `ord`: `'fro'`, `'nuc'`, `inf`, `-inf`, `1`, `-1`, `2` or `-2`.
 fn matrix_ord(ord: &Bound<'_, PyAny>) -> PyResult<MatrixOrd> {

@@ -8,9 +8,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::array::Array;
+use crate::convert::tensor;
 use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
-use crate::linalg::{only_defaults, tensor};
+use crate::linalg::only_defaults;
 
 /// The dot products' JAX arguments that oxla does not take yet.
 fn dot_options(

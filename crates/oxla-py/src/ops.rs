@@ -2,14 +2,15 @@
 //! Python function (the package's `numpy` module takes every entry of
 //! `_oxla.numpy_functions()`).
 
-use oxla::numpy::{self as jnp, Axis, Operand};
+use oxla::numpy::{self as jnp, Operand};
 use oxla::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::array::Array;
-use crate::convert::{axis_of, tensors, Arg};
+use crate::convert::{tensors, Arg};
 use crate::errors::guard;
+use crate::stats_reduce::Reduce;
 
 /// Functions of one array.
 #[pyclass(frozen, module = "oxla.numpy")]
@@ -49,27 +50,6 @@ impl Binary {
     }
 }
 
-/// Reductions over `axis` (`None`: every axis), keeping the reduced dimensions on request.
-#[pyclass(frozen, module = "oxla.numpy")]
-struct Reduction {
-    #[pyo3(get)]
-    __name__: &'static str,
-    f: fn(Operand, Axis) -> Tensor,
-}
-
-#[pymethods]
-impl Reduction {
-    #[pyo3(signature = (a, axis=None, keepdims=false))]
-    fn __call__(&self, a: Arg, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<Array> {
-        let axis = axis_of(axis, keepdims)?;
-        guard(|| Ok(Array((self.f)(a.operand(), axis))))
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<function oxla.numpy.{}>", self.__name__)
-    }
-}
-
 macro_rules! unary {
     ($($name:ident),* $(,)?) => {
         [$(Unary { __name__: stringify!($name), f: |x| jnp::$name(x) }),*]
@@ -92,9 +72,18 @@ macro_rules! py_name {
     };
 }
 
+/// numpy's reductions as [`Reduce`] rows: JAX's name, its parameters after `(a, axis)`,
+/// and `| f` to join `initial` to the result with `f`.
 macro_rules! reduction {
-    ($($name:ident),* $(,)?) => {
-        [$(Reduction { __name__: stringify!($name), f: |x, a| jnp::$name(x, a) }),*]
+    (@join) => { None };
+    (@join $join:ident) => { Some(|x, v| jnp::$join(x, v)) };
+    ($($name:ident: [$($param:literal),*] $(| $join:ident)?),* $(,)?) => {
+        [$(Reduce {
+            __name__: stringify!($name),
+            f: |x, a| jnp::$name(x, a),
+            params: &[$($param),*],
+            initial: reduction!(@join $($join)?),
+        }),*]
     };
 }
 
@@ -247,7 +236,17 @@ fn numpy_functions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     ] {
         d.set_item(f.__name__, Bound::new(py, f)?)?;
     }
-    for f in reduction![sum, mean, max, min, prod, all, any, amax, amin] {
+    for f in reduction![
+        sum: ["dtype", "out", "keepdims", "initial", "where"] | add,
+        prod: ["dtype", "out", "keepdims", "initial", "where"] | multiply,
+        mean: ["dtype", "out", "keepdims", "where"],
+        max: ["out", "keepdims", "initial", "where"] | maximum,
+        min: ["out", "keepdims", "initial", "where"] | minimum,
+        amax: ["out", "keepdims", "initial", "where"] | maximum,
+        amin: ["out", "keepdims", "initial", "where"] | minimum,
+        all: ["out", "keepdims", "where"],
+        any: ["out", "keepdims", "where"],
+    ] {
         d.set_item(f.__name__, Bound::new(py, f)?)?;
     }
     Ok(d)

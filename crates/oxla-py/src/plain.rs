@@ -12,13 +12,21 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::array::Array;
 
+/// How deep a plain tree may nest: deeper ones (and cycles) take the Python path, which
+/// raises `RecursionError` for a cycle as JAX does.
+const MAX_DEPTH: usize = 256;
+
 /// Appends `obj`'s structure to `out` and its arrays to `leaves`; false when `obj` is not a
-/// plain tree.
+/// plain tree (or nests deeper than [`MAX_DEPTH`] below `depth`).
 fn walk<'py>(
     obj: &Bound<'py, PyAny>,
+    depth: usize,
     out: &mut String,
     leaves: &mut Vec<Bound<'py, PyAny>>,
 ) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
     if obj.is_exact_instance_of::<Array>() {
         out.push('L');
         leaves.push(obj.clone());
@@ -28,12 +36,12 @@ fn walk<'py>(
         true
     } else if let Ok(t) = obj.downcast_exact::<PyTuple>() {
         out.push('(');
-        let ok = t.iter().all(|c| walk(&c, out, leaves));
+        let ok = t.iter().all(|c| walk(&c, depth + 1, out, leaves));
         out.push(')');
         ok
     } else if let Ok(l) = obj.downcast_exact::<PyList>() {
         out.push('[');
-        let ok = l.iter().all(|c| walk(&c, out, leaves));
+        let ok = l.iter().all(|c| walk(&c, depth + 1, out, leaves));
         out.push(']');
         ok
     } else if let Ok(d) = obj.downcast_exact::<PyDict>() {
@@ -52,7 +60,7 @@ fn walk<'py>(
         out.push('{');
         for (k, v) in &items {
             out.push_str(&format!("{}:{k}", k.len()));
-            if !walk(v, out, leaves) {
+            if !walk(v, depth + 1, out, leaves) {
                 return false;
             }
         }
@@ -68,7 +76,7 @@ fn walk<'py>(
 fn plain_flatten<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(String, Bound<'py, PyList>)>> {
     let mut structure = String::new();
     let mut leaves = Vec::new();
-    if !walk(obj, &mut structure, &mut leaves) {
+    if !walk(obj, 0, &mut structure, &mut leaves) {
         return Ok(None);
     }
     Ok(Some((structure, PyList::new(obj.py(), leaves)?)))

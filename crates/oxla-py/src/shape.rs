@@ -9,11 +9,7 @@ use pyo3::prelude::*;
 use crate::array::Array;
 use crate::convert::{axis_of, Arg};
 use crate::errors::guard;
-
-/// Tensors as Python arrays.
-pub(crate) fn arrays(ts: Vec<Tensor>) -> Vec<Array> {
-    ts.into_iter().map(Array).collect()
-}
+use crate::transforms::arrays;
 
 /// `jnp.fliplr(m)`: `m` reversed along its second axis.
 #[pyfunction]

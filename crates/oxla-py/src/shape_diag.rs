@@ -10,10 +10,10 @@ use pyo3::prelude::*;
 use crate::array::Array;
 use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
-use crate::shape::arrays;
+use crate::transforms::arrays;
 
 /// `t` in `dtype` when one is given.
-fn in_dtype(t: Tensor, dtype: Option<DType>) -> Tensor {
+pub(crate) fn in_dtype(t: Tensor, dtype: Option<DType>) -> Tensor {
     match dtype {
         Some(d) if d != t.dtype() => t.astype(d),
         _ => t,

@@ -4,18 +4,13 @@
 
 use oxla::array::DType;
 use oxla::numpy::{self as jnp, Casting};
-use oxla::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::array::Array;
 use crate::convert::{dtype_arg, dtype_of, Arg};
 use crate::errors::guard;
-
-/// Two arrays as a Python pair.
-fn pair((a, b): (Tensor, Tensor)) -> (Array, Array) {
-    (Array(a), Array(b))
-}
+use crate::transforms::pair;
 
 /// `jnp.divmod(x1, x2)`: `(floor_divide(x1, x2), mod(x1, x2))`.
 #[pyfunction]

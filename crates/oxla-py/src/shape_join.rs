@@ -11,7 +11,7 @@ use pyo3::types::PyList;
 use crate::array::Array;
 use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
-use crate::shape::arrays;
+use crate::transforms::arrays;
 
 /// `indices_or_sections`: a number of equal sections (an int or a 0-d array), or the
 /// indices to split before (a sequence, or an array of rank 1 even of one element).

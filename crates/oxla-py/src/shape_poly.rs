@@ -14,10 +14,10 @@ use crate::errors::{guard, raise};
 
 /// `t` in `dtype` (canonicalised: 32-bit unless x64 is on) when one is given.
 fn in_dtype(py: Python<'_>, t: Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
-    Ok(match dtype_arg(py, dtype)? {
-        Some(d) if d.canonical() != t.dtype() => t.astype(d.canonical()),
-        _ => t,
-    })
+    Ok(crate::shape_diag::in_dtype(
+        t,
+        dtype_arg(py, dtype)?.map(|d| d.canonical()),
+    ))
 }
 
 /// `jnp.polyval(p, x, *, unroll=16)`: the polynomial `p` (highest power first) at `x`.

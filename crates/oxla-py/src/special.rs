@@ -7,7 +7,7 @@ use pyo3::exceptions::PyNotImplementedError;
 use pyo3::prelude::*;
 
 use crate::array::Array;
-use crate::convert::{axis_of, Arg};
+use crate::convert::Arg;
 use crate::errors::guard;
 
 /// Functions of array-likes only, each `jax.scipy.special.<name>` with JAX's parameter
@@ -101,66 +101,6 @@ fn multigammaln(a: Arg, d: usize) -> PyResult<Array> {
     guard(|| Ok(Array(sp::multigammaln(a.operand(), d))))
 }
 
-/// `jax.scipy.special.logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False,
-/// where=None)`: `log(sum(b * exp(a)))` over `axis`, stably; with `return_sign`, the log of
-/// the absolute sum and its sign.
-#[pyfunction]
-#[pyo3(
-    signature = (a, axis=None, b=None, keepdims=false, return_sign=false, r#where=None),
-    text_signature = "(a, axis=None, b=None, keepdims=False, return_sign=False, where=None)"
-)]
-fn logsumexp(
-    py: Python<'_>,
-    a: Arg,
-    axis: Option<&Bound<'_, PyAny>>,
-    b: Option<Arg>,
-    keepdims: bool,
-    return_sign: bool,
-    r#where: Option<Arg>,
-) -> PyResult<PyObject> {
-    let axis = axis_of(axis, keepdims)?;
-    let (out, sign) = guard(|| {
-        let mut lse = sp::LogSumExp::new(a.operand(), axis);
-        if let Some(b) = b {
-            lse = lse.b(b.operand());
-        }
-        if let Some(w) = r#where {
-            lse = lse.where_(w.operand());
-        }
-        Ok(if return_sign {
-            let (out, sign) = lse.with_sign();
-            (out, Some(sign))
-        } else {
-            (lse.call(), None)
-        })
-    })?;
-    Ok(match sign {
-        Some(sign) => (Array(out), Array(sign))
-            .into_pyobject(py)?
-            .into_any()
-            .unbind(),
-        None => Bound::new(py, Array(out))?.into_any().unbind(),
-    })
-}
-
-/// `jax.scipy.special.softmax(x, /, *, axis=None)`: `exp(x) / sum(exp(x))` over `axis`
-/// (`None`: every axis).
-#[pyfunction]
-#[pyo3(signature = (x, /, *, axis=None))]
-fn softmax(x: Arg, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
-    let axis = axis_of(axis, false)?;
-    guard(|| Ok(Array(sp::softmax(x.operand(), axis))))
-}
-
-/// `jax.scipy.special.log_softmax(x, /, *, axis=None)`: `x - logsumexp(x, axis)`
-/// (`None`: every axis).
-#[pyfunction]
-#[pyo3(signature = (x, /, *, axis=None))]
-fn log_softmax(x: Arg, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
-    let axis = axis_of(axis, false)?;
-    guard(|| Ok(Array(sp::log_softmax(x.operand(), axis))))
-}
-
 /// Adds the `special` submodule: `jax.scipy.special`'s functions, and lax's special
 /// functions in its `lax` submodule.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -170,9 +110,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(factorial, &sub)?)?;
     sub.add_function(wrap_pyfunction!(zeta, &sub)?)?;
     sub.add_function(wrap_pyfunction!(multigammaln, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(logsumexp, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(softmax, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(log_softmax, &sub)?)?;
     crate::special_lax::register(&sub)?;
     m.add_submodule(&sub)?;
     Ok(())

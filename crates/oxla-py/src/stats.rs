@@ -264,6 +264,12 @@ fn logaddexp2(x1: Arg, x2: Arg) -> PyResult<Array> {
     guard(|| Ok(Array(jnp::logaddexp2(x1.operand(), x2.operand()))))
 }
 
+/// `size=`, or (when `None`) how many elements of `x` are nonzero, from its concrete
+/// values: the length of a data-dependent result.
+pub(crate) fn size_or_count(x: &Tensor, size: Option<usize>) -> usize {
+    size.unwrap_or_else(|| jnp::count_nonzero(x, None).item() as usize)
+}
+
 /// Adds the `stats` submodule: this family's functions by JAX's names.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();

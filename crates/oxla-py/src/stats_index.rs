@@ -10,6 +10,7 @@ use pyo3::types::PyTuple;
 use crate::array::Array;
 use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
+use crate::stats::size_or_count;
 use crate::stats::{opt_tensor, unsupported};
 
 /// A `bins=` argument: a count of equal bins, or the edges.
@@ -67,12 +68,6 @@ fn histogram_bin_edges(
     let bins = bins.map_or(Ok(Bins::Count(10)), bins_of)?;
     let range = range_of(range)?;
     guard(|| Ok(Array(jnp::histogram_bin_edges(a.operand(), bins, range))))
-}
-
-/// A `size=` for `compress` and `extract`: as given, or the count of true entries of
-/// `condition` (concrete values, as JAX reads them).
-fn size_or_count(condition: &Tensor, size: Option<usize>) -> usize {
-    size.unwrap_or_else(|| jnp::count_nonzero(condition, None).item() as usize)
 }
 
 /// `jnp.compress(condition, a, axis=None, *, size=None, fill_value=0, out=None)`: the

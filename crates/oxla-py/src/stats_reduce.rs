@@ -3,61 +3,28 @@
 
 use oxla::numpy::{self as jnp, Axis, Operand};
 use oxla::Tensor;
-use pyo3::exceptions::{PyNotImplementedError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::array::Array;
-use crate::convert::{axis_of, Arg};
+use crate::convert::{axis_of, Arg, Params};
 use crate::errors::guard;
 use crate::stats::{refuse, with_dtype};
 
 /// A function of one array over `axis`, taking JAX's parameters after `(a, axis)`:
 /// `dtype` (the input converted first), `out` (refused, as in JAX), `keepdims`,
-/// `overwrite_input` (`True` refused, as in JAX), `initial` and `where` (not supported yet).
+/// `overwrite_input` (`True` refused, as in JAX), `initial` (joined to the result by
+/// `initial`'s function, where the row has one) and `where` (not supported yet). numpy's
+/// own reductions (`sum`, `max`, ...) are rows of this class too (`ops.rs`).
 #[pyclass(frozen, module = "oxla.numpy")]
-struct Reduce {
+pub(crate) struct Reduce {
     #[pyo3(get)]
-    __name__: &'static str,
-    f: fn(Operand, Axis) -> Tensor,
-    params: &'static [&'static str],
-}
-
-impl Reduce {
-    /// The values of `self.params` given positionally (`args`) or by keyword.
-    fn bind<'py>(
-        &self,
-        args: &Bound<'py, PyTuple>,
-        kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
-        let name = self.__name__;
-        if args.len() > self.params.len() {
-            return Err(PyTypeError::new_err(format!(
-                "{name}() takes at most {} positional arguments ({} given)",
-                self.params.len() + 2,
-                args.len() + 2
-            )));
-        }
-        let mut got: Vec<Option<Bound<'py, PyAny>>> = vec![None; self.params.len()];
-        for (slot, v) in got.iter_mut().zip(args.iter()) {
-            *slot = Some(v);
-        }
-        for (k, v) in kwargs.into_iter().flatten() {
-            let k: String = k.extract()?;
-            let Some(i) = self.params.iter().position(|p| *p == k) else {
-                return Err(PyTypeError::new_err(format!(
-                    "{name}() got an unexpected keyword argument '{k}'"
-                )));
-            };
-            if got[i].is_some() {
-                return Err(PyTypeError::new_err(format!(
-                    "{name}() got multiple values for argument '{k}'"
-                )));
-            }
-            got[i] = Some(v);
-        }
-        Ok(got)
-    }
+    pub(crate) __name__: &'static str,
+    pub(crate) f: fn(Operand, Axis) -> Tensor,
+    pub(crate) params: &'static [&'static str],
+    /// How `initial` joins the result, as one more element (`None`: refused).
+    pub(crate) initial: Option<fn(Operand, Operand) -> Tensor>,
 }
 
 #[pymethods]
@@ -73,14 +40,8 @@ impl Reduce {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Array> {
         let name = self.__name__;
-        let got = self.bind(args, kwargs)?;
-        let arg = |p: &str| {
-            self.params
-                .iter()
-                .position(|q| *q == p)
-                .and_then(|i| got[i].clone())
-                .filter(|v| !v.is_none())
-        };
+        let params = Params::bind(name, 2, self.params, args, kwargs)?;
+        let arg = |p: &str| params.get(p);
         if arg("out").is_some() {
             return Err(PyNotImplementedError::new_err(format!(
                 "The 'out' argument to jnp.{name} is not supported."
@@ -91,17 +52,24 @@ impl Reduce {
                 "jnp.{name} does not support overwrite_input=True"
             )));
         }
-        refuse(
-            name,
-            &[
-                ("initial", arg("initial").as_ref()),
-                ("where", arg("where").as_ref()),
-            ],
-        )?;
+        let initial = match (arg("initial"), self.initial) {
+            (Some(v), Some(join)) => Some((v.extract::<Arg>()?, join)),
+            (v, _) => {
+                refuse(name, &[("initial", v.as_ref())])?;
+                None
+            }
+        };
+        refuse(name, &[("where", arg("where").as_ref())])?;
         let keepdims = arg("keepdims").map_or(Ok(false), |v| v.is_truthy())?;
         let axis = axis_of(axis, keepdims)?;
         let a = with_dtype(py, &a, arg("dtype").as_ref())?;
-        guard(|| Ok(Array((self.f)(a, axis))))
+        guard(|| {
+            let out = (self.f)(a, axis);
+            Ok(Array(match initial {
+                Some((v, join)) => join(out.into(), v.operand()),
+                None => out,
+            }))
+        })
     }
 
     /// `repr()`: the function's name, as JAX's.
@@ -117,6 +85,7 @@ macro_rules! reduce {
             __name__: stringify!($name),
             f: |x, a| jnp::$name(x, a),
             params: &[$($param),*],
+            initial: None,
         }),*]
     };
 }

@@ -10,6 +10,7 @@ use crate::array::Array;
 use crate::convert::Arg;
 use crate::errors::guard;
 use crate::stats::{refuse, unsupported};
+use crate::transforms::pair;
 
 /// The `size=` of the unique family: as given, or the number of distinct values of `x`
 /// (concrete values, as JAX reads them).
@@ -21,11 +22,6 @@ fn unique_size(x: &Tensor, size: Option<usize>) -> usize {
         let (_, counts) = jnp::unique_counts(x, x.size(), None);
         jnp::count_nonzero(&counts, None).item() as usize
     })
-}
-
-/// A pair of tensors as a pair of arrays.
-fn pair((a, b): (Tensor, Tensor)) -> (Array, Array) {
-    (Array(a), Array(b))
 }
 
 /// `jnp.unique_values(x, /, *, size=None, fill_value=None)`: the sorted distinct values

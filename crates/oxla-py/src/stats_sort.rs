@@ -9,6 +9,7 @@ use pyo3::types::PyTuple;
 use crate::array::Array;
 use crate::convert::{dtype_arg, tensors, Arg};
 use crate::errors::guard;
+use crate::stats::size_or_count;
 use crate::stats::{check_method, opt_tensor, refuse, unsupported};
 
 /// `jnp.argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
@@ -124,12 +125,6 @@ fn bincount(
         let length = length.unwrap_or_else(|| concrete_length(&x).max(minlength));
         Ok(Array(jnp::bincount(&x, w.as_ref(), length)))
     })
-}
-
-/// A `size=` for the nonzero family: as given, or the count of nonzeros of `x` (concrete
-/// values, as JAX reads them).
-fn size_or_count(x: &Tensor, size: Option<usize>) -> usize {
-    size.unwrap_or_else(|| jnp::count_nonzero(x, None).item() as usize)
 }
 
 /// A scalar `fill_value=` for the nonzero family (JAX's tuple of one per axis is not

@@ -62,6 +62,11 @@ pub(crate) fn split_out_axes() -> AxisTree {
     AxisTree::Node(vec![AxisTree::Leaf(Some(0)), AxisTree::Leaf(None)])
 }
 
+/// A pair of tensors as `oxla.Array`s.
+pub(crate) fn pair((a, b): (Tensor, Tensor)) -> (Array, Array) {
+    (Array(a), Array(b))
+}
+
 /// Tensors as `oxla.Array`s.
 pub(crate) fn arrays(ts: Vec<Tensor>) -> Vec<Array> {
     ts.into_iter().map(Array).collect()

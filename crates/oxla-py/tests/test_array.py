@@ -187,14 +187,19 @@ def _address(a):
 
 
 def test_numpy_memory_is_shared_when_it_cannot_change():
-    x = np.arange(4096, dtype=np.float32)
-    x.flags.writeable = False
+    raw = np.arange(4096, dtype=np.float32).tobytes()
+    x = np.frombuffer(raw, np.float32)  # a read-only view of immutable bytes
     shared = jnp.asarray(x)
-    assert _address(shared) == x.ctypes.data  # read-only: no copy
+    assert _address(shared) == x.ctypes.data
     np.testing.assert_array_equal(np.asarray(shared * 2), x * 2)
+    # A read-only flag alone is not enough: it can be set back, or the memory has a
+    # writeable view elsewhere.
     w = np.arange(4096, dtype=np.float32)
+    w.flags.writeable = False
+    for source in (w, w.view()):
+        assert _address(jnp.asarray(source)) != w.ctypes.data
+    w.flags.writeable = True
     copied = jnp.asarray(w)
-    assert _address(copied) != w.ctypes.data  # writeable: copied, immune to later writes
     w[0] = -1
     assert float(copied[0]) == 0.0
     aliased = jnp.asarray(w, copy=False)  # asked for: shared, writes show through
@@ -206,6 +211,23 @@ def test_numpy_memory_is_shared_when_it_cannot_change():
     out = oxla.jit(lambda a: a + 1)(shared)
     assert _address(out) != x.ctypes.data
     np.testing.assert_array_equal(x, np.arange(4096, dtype=np.float32))
-    del x, out
-    gc.collect()  # the oxla array keeps numpy's alive
+    del x, raw, out
+    gc.collect()  # the oxla array keeps numpy's (and the bytes) alive
     np.testing.assert_array_equal(np.asarray(shared)[:3], [0, 1, 2])
+
+
+def test_bool_bytes_other_than_one_are_true():
+    x = np.frombuffer(bytes([0, 2, 1, 255]), np.bool_)
+    np.testing.assert_array_equal(np.asarray(jnp.logical_not(jnp.asarray(x))), [1, 0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x) == True), [0, 1, 1, 1])  # noqa: E712
+
+
+def test_bfloat16_through_ml_dtypes():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16)
+    a = jnp.asarray(x)
+    assert a.dtype == ml_dtypes.bfloat16 and jnp.bfloat16 is ml_dtypes.bfloat16
+    back = np.asarray(a * 2)
+    assert back.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(back.astype(np.float32), [3.0, -4.5, 6.0])
+    assert jnp.ones(2, dtype=jnp.bfloat16).dtype == ml_dtypes.bfloat16

@@ -108,3 +108,33 @@ def test_cond_number_predicate_and_scan_options():
     np.testing.assert_allclose(float(c1), X.sum(), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(ys2), np.asarray(ys1), rtol=1e-6)
     assert float(c2) == pytest.approx(float(c1))
+
+
+def test_switch_and_cond_operand():
+    branches = [lambda a: a * 0, lambda a: a + 1, lambda a: -a]
+    x = jnp.asarray(X)
+    for i, want in [(0, X * 0), (1, X + 1), (2, -X), (7, -X), (-3, X * 0)]:  # clamped
+        np.testing.assert_allclose(np.asarray(lax.switch(i, branches, x)), want, rtol=1e-6)
+    picks = oxla.vmap(lambda i, a: lax.switch(i, branches, a))(
+        jnp.asarray(np.array([0, 2])), jnp.asarray(np.stack([X, X])))
+    np.testing.assert_allclose(np.asarray(picks), np.stack([X * 0, -X]), rtol=1e-6)
+    g = oxla.grad(lambda a: jnp.sum(lax.switch(2, branches, a)))(x)
+    np.testing.assert_allclose(np.asarray(g), -np.ones_like(X))
+    out = lax.cond(True, lambda a: a * 2, lambda a: a, operand=x)
+    np.testing.assert_allclose(np.asarray(out), X * 2, rtol=1e-6)
+
+
+def test_lax_slices_sort_and_dot_general():
+    x = jnp.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(np.asarray(lax.dynamic_slice(x, (1, 2), (2, 2))),
+                                  [[6, 7], [10, 11]])
+    np.testing.assert_array_equal(np.asarray(lax.dynamic_slice(x, (2, 3), (2, 2))),
+                                  [[6, 7], [10, 11]])  # clamped so the window fits
+    upd = lax.dynamic_update_slice(x, jnp.zeros((1, 2)), (jnp.asarray(np.int32(2)), 0))
+    np.testing.assert_array_equal(np.asarray(upd)[2], [0, 0, 10, 11])
+    keys, vals = lax.sort((jnp.asarray(np.array([3, 1, 2])), jnp.asarray(np.array([30., 10., 20.]))))
+    np.testing.assert_array_equal(np.asarray(vals), [10, 20, 30])
+    np.testing.assert_array_equal(np.asarray(lax.sort(jnp.asarray(np.array([2., 1.])))), [1, 2])
+    a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
+    got = lax.dot_general(jnp.asarray(a), jnp.asarray(b), (((2,), (1,)), ((0,), (0,))))
+    np.testing.assert_allclose(np.asarray(got), a @ b)

@@ -124,7 +124,7 @@ def test_grad_against_finite_differences(name, x64):
 AXES = [None, 0, 1, -1, (0, 1)]
 
 
-@pytest.mark.parametrize("name", KINDS["Reduction"])
+@pytest.mark.parametrize("name", KINDS["Reduce"])
 @pytest.mark.parametrize("axis", AXES, ids=repr)
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reductions(name, axis, keepdims):
@@ -206,3 +206,31 @@ def test_restricted_value_vmap_jit(name):
     batch = [np.stack([a, b]) for a, b in zip(args, _restricted_args(name, rng))]
     looped = np.stack([np.asarray(f(*[jnp.asarray(b[i]) for b in batch])) for i in range(2)])
     _assert_close(oxla.vmap(f)(*[jnp.asarray(b) for b in batch]), looped)
+
+
+def test_reduction_arguments_and_sort_orders():
+    x = np.array([[3, 1, 2], [0, 5, 4]], np.int32)
+    a = jnp.asarray(x)
+    assert jnp.sum(a, 1, np.float32).dtype == np.float32  # dtype is the third parameter
+    np.testing.assert_array_equal(np.asarray(jnp.sum(a, axis=1, initial=10)), x.sum(1) + 10)
+    np.testing.assert_array_equal(np.asarray(jnp.max(a, axis=0, initial=4)), np.max(x, 0, initial=4))
+    np.testing.assert_array_equal(np.asarray(jnp.max(a, 0, None, True)), np.max(x, 0, keepdims=True))
+    with pytest.raises(TypeError):
+        jnp.mean(a, initial=1)
+    np.testing.assert_array_equal(np.asarray(jnp.sort(a, descending=True)), -np.sort(-x))
+    y = np.array([1, 2, 1, 2], np.int32)
+    np.testing.assert_array_equal(np.asarray(jnp.argsort(jnp.asarray(y), descending=True)), [1, 3, 0, 2])
+    np.testing.assert_array_equal(np.asarray(jnp.where(jnp.asarray(y) == 2)[0]), [1, 3])
+
+
+def test_complex_dot_products_conjugate_the_first_operand():
+    u = np.array([1 + 2j, 3j], np.complex64)
+    v = np.array([1j, 1], np.complex64)
+    np.testing.assert_allclose(np.asarray(jnp.vdot(jnp.asarray(u), jnp.asarray(v))), np.vdot(u, v))
+    np.testing.assert_allclose(np.asarray(jnp.vecdot(jnp.asarray(u), jnp.asarray(u))),
+                               np.vdot(u, u))
+    np.testing.assert_allclose(np.asarray(jnp.linalg.vecdot(jnp.asarray(u), jnp.asarray(v))),
+                               np.vdot(u, v))
+    m = np.array([[1, 2j], [3, 4]], np.complex64)
+    np.testing.assert_allclose(np.asarray(jnp.vecmat(jnp.asarray(u), jnp.asarray(m))),
+                               np.conj(u) @ m)

@@ -100,3 +100,22 @@ def test_disable_jit_runs_eagerly():
     finally:
         oxla.config.update("jax_disable_jit", False)
     assert len(kinds) == 2
+
+
+def test_ordered_dict_axes_follow_insertion_order():
+    import collections
+    d = collections.OrderedDict(b=jnp.ones(3), a=jnp.arange(4.0))
+    f = lambda d: d["a"] + d["b"].sum()  # noqa: E731
+    got = oxla.vmap(f, in_axes=(collections.OrderedDict(b=None, a=0),))(d)
+    np.testing.assert_array_equal(np.asarray(got), [3, 4, 5, 6])
+    with pytest.raises(ValueError, match="prefix"):
+        oxla.vmap(f, in_axes=({"b": None, "a": 0},))(d)
+
+
+def test_debug_print_formats_and_static_leaves(capsys):
+    def f(x):
+        oxla.debug.print("{name}: {x:.2f}", name="total", x=jnp.sum(x))
+        return x
+
+    oxla.jit(f)(jnp.asarray(X[0]))
+    assert capsys.readouterr().out == "total: 6.00\n"

@@ -280,3 +280,10 @@ def test_vjp_has_aux():
     _close(g, oxla.grad(loss)(PARAMS, X, Y))
     with pytest.raises(TypeError, match="pair"):
         oxla.vjp(lambda p: loss(p, X, Y), PARAMS, has_aux=True)
+
+
+def test_jit_of_a_cyclic_list_raises_recursion_error():
+    a = []
+    a.append(a)
+    with pytest.raises(RecursionError):
+        oxla.jit(lambda t: X)(a)

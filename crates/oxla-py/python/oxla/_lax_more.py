@@ -11,7 +11,8 @@ from .tree_util import tree_flatten, tree_unflatten
 
 _DIRECT = ["batch_matmul", "broadcast", "broadcast_to_rank", "broadcasted_iota", "clamp",
            "collapse", "conv", "conv_general_dilated", "conv_transpose",
-           "conv_with_general_padding", "dot", "dynamic_index_in_dim", "dynamic_slice_in_dim",
+           "conv_with_general_padding", "dot", "dynamic_index_in_dim", "dynamic_slice",
+           "dynamic_slice_in_dim", "dynamic_update_slice",
            "expand_dims", "full", "full_like", "index_in_dim", "reduce_precision",
            "reduce_window", "select", "slice_in_dim", "sort_key_val", "split", "top_k"]
 globals().update({_name: getattr(_f, _name) for _name in _DIRECT})
@@ -20,7 +21,7 @@ _TABLES = {**_f.table_functions(), **_f.cumulative_functions()}
 globals().update(_TABLES)
 
 
-__all__ = sorted(_TABLES) + _DIRECT + [
+__all__ = sorted(_TABLES) + _DIRECT + ["Precision", "dot_general", "sort",
     "ConvDimensionNumbers", "RoundingMethod", "ScatterDimensionNumbers", "argmax", "argmin",
     "associative_scan", "conv_dimension_numbers", "dynamic_update_index_in_dim",
     "dynamic_update_slice_in_dim", "optimization_barrier", "scatter_add", "scatter_max",
@@ -111,3 +112,27 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
 def dynamic_update_index_in_dim(operand, update, index, axis):
     """``operand`` with ``update`` written at ``index`` along ``axis``."""
     return _f.dynamic_update_in_dim(True, operand, update, index, axis)
+
+
+class Precision(IntEnum):
+    """A dot product's precision (no effect on oxla's CPU arithmetic, always full)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    """The contraction ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``: batch
+    dimensions first, then ``lhs``'s free ones, then ``rhs``'s."""
+    return _f.dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+                  preferred_element_type=preferred_element_type)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """``operand`` (an array, or a sequence sorted together by its first ``num_keys``)
+    sorted along ``dimension``, stably."""
+    if isinstance(operand, (tuple, list)):
+        return tuple(_f.sort(list(operand), dimension, num_keys))
+    return _f.sort([operand], dimension, num_keys)[0]

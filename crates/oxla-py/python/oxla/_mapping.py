@@ -5,32 +5,25 @@ every example with ``None``)."""
 import functools
 
 from . import _oxla
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import node, tree_flatten, tree_unflatten
 
 __all__ = ["vmap", "pmap"]
 
 
 def _broadcast_prefix(prefix, tree, what, name="vmap"):
     """One axis per leaf of ``tree`` from ``prefix``, a tree whose leaves (ints or None)
-    apply to whole subtrees."""
+    apply to whole subtrees: its nodes must be ``tree``'s (a list and a tuple stand for
+    each other), children in the same flattening order."""
     if prefix is None or isinstance(prefix, int):
         return [prefix] * len(tree_flatten(tree)[0])
-    if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
-        if len(prefix) != len(tree):
-            raise ValueError(
-                f"{name} {what} specification must be a tree prefix of the corresponding "
-                f"value, got specification {prefix!r} for value tree of length {len(tree)}")
-        return [a for p, t in zip(prefix, tree) for a in _broadcast_prefix(p, t, what, name)]
-    if isinstance(prefix, dict) and isinstance(tree, dict):
-        if set(prefix) != set(tree):
-            raise ValueError(
-                f"{name} {what} specification must be a tree prefix of the corresponding "
-                f"value, got keys {sorted(prefix)} for keys {sorted(tree)}")
-        return [a for k in sorted(tree)
-                for a in _broadcast_prefix(prefix[k], tree[k], what, name)]
-    raise ValueError(
-        f"{name} {what} specification must be a tree prefix of the corresponding value, "
-        f"got specification {prefix!r} for value of type {type(tree).__name__}")
+    p, t = node(prefix), node(tree)
+    same = p is not None and t is not None and (
+        p[0] == t[0] or {p[0], t[0]} == {"tuple", "list"}) and len(p[2]) == len(t[2])
+    if not same or (p[0] not in ("tuple", "list") and p[1] != t[1]):
+        raise ValueError(
+            f"{name} {what} specification must be a tree prefix of the corresponding "
+            f"value, got specification {prefix!r} for value tree {tree_flatten(tree)[1]}")
+    return [a for pc, tc in zip(p[2], t[2]) for a in _broadcast_prefix(pc, tc, what, name)]
 
 
 def _check_axes(in_axes, name):

@@ -15,7 +15,7 @@ from .tree_util import tree_flatten, tree_unflatten
 
 globals().update(_oxla.axis_functions()[1])
 
-__all__ = (["linalg", "map", "scan", "cond", "while_loop", "fori_loop"]
+__all__ = (["linalg", "map", "scan", "cond", "switch", "while_loop", "fori_loop"]
            + sorted(_oxla.axis_functions()[1]) + _lax_complex.__all__ + _lax_more.__all__
            + _lax_parallel.__all__ + _lax_special.__all__)
 
@@ -58,20 +58,34 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     return tree_unflatten(c_def, carry), tree_unflatten(box["y"], ys)
 
 
-def cond(pred, true_fun, false_fun, *operands):
+def _branch(fun, name, treedef, box):
+    """A branch of ``cond``/``switch`` as a function of leaves, every branch's output
+    structure checked to be the first's."""
+
+    def flat(args):
+        out, out_def = tree_flatten(fun(*tree_unflatten(treedef, args)))
+        if "out" in box:
+            _same_structure(f"{name} output", out_def, box["out"])
+        box["out"] = out_def
+        return out
+
+    return flat
+
+
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, both traced."""
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("cond takes operands positionally or as operand=, not both")
+        operands = (operand,)
     leaves, treedef = tree_flatten(operands)
     box = {}
 
     def branch(fun, name):
-        def flat(args):
-            out, out_def = tree_flatten(fun(*tree_unflatten(treedef, args)))
-            if "out" in box:
-                _same_structure(f"cond {name} output", out_def, box["out"])
-            box["out"] = out_def
-            return out
-
-        return flat
+        return _branch(fun, f"cond {name}", treedef, box)
 
     pred = _oxla.asarray(pred)
     if pred.dtype != bool:
@@ -79,6 +93,21 @@ def cond(pred, true_fun, false_fun, *operands):
         pred = pred != 0
     out = _oxla.cond(pred, branch(true_fun, "true_fun"), branch(false_fun, "false_fun"),
                      leaves)
+    return tree_unflatten(box["out"], out)
+
+
+def switch(index, branches, *operands, operand=_NO_OPERAND):
+    """``branches[index](*operands)``, every branch traced; ``index`` is clamped into
+    ``[0, len(branches) - 1]``."""
+    if operand is not _NO_OPERAND:
+        operands = (operand,)
+    branches = list(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    leaves, treedef = tree_flatten(operands)
+    box = {}
+    flat = [_branch(b, f"switch branch {i}", treedef, box) for i, b in enumerate(branches)]
+    out = _oxla.switch(_oxla.asarray(index), flat, leaves)
     return tree_unflatten(box["out"], out)
 
 

@@ -158,32 +158,42 @@ LEAF = PyTreeDef("leaf", None, ())
 """The structure of a single leaf."""
 
 
+def node(x):
+    """``(kind, data, children)`` of a pytree node, in flattening order; ``None`` for a
+    leaf (and ``("none", None, [])`` for ``None``)."""
+    if x is None:
+        return "none", None, []
+    t = type(x)
+    if t is tuple:
+        return "tuple", None, list(x)
+    if t is list:
+        return "list", None, list(x)
+    if t is dict or t is collections.OrderedDict or t is collections.defaultdict:
+        keys = tuple(sorted(x)) if t is not collections.OrderedDict else tuple(x)
+        kids = [x[k] for k in keys]
+        if t is dict:
+            return "dict", keys, kids
+        if t is collections.OrderedDict:
+            return "ordereddict", keys, kids
+        return "defaultdict", (x.default_factory, keys), kids
+    if t in _registry:
+        children, aux = _registry[t][0](x)
+        return "custom", (t, aux), list(children)
+    if _is_namedtuple(x):
+        return "namedtuple", t, list(x)
+    return None
+
+
 def _flatten(x, leaves, is_leaf):
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return LEAF
-    if x is None:
-        return PyTreeDef("none", None, ())
-    t = type(x)
-    if t is tuple:
-        return PyTreeDef("tuple", None, [_flatten(c, leaves, is_leaf) for c in x])
-    if t is list:
-        return PyTreeDef("list", None, [_flatten(c, leaves, is_leaf) for c in x])
-    if t is dict or t is collections.OrderedDict or t is collections.defaultdict:
-        keys = tuple(sorted(x)) if t is not collections.OrderedDict else tuple(x)
-        kids = [_flatten(x[k], leaves, is_leaf) for k in keys]
-        if t is dict:
-            return PyTreeDef("dict", keys, kids)
-        if t is collections.OrderedDict:
-            return PyTreeDef("ordereddict", keys, kids)
-        return PyTreeDef("defaultdict", (x.default_factory, keys), kids)
-    if t in _registry:
-        children, aux = _registry[t][0](x)
-        return PyTreeDef("custom", (t, aux), [_flatten(c, leaves, is_leaf) for c in children])
-    if _is_namedtuple(x):
-        return PyTreeDef("namedtuple", t, [_flatten(c, leaves, is_leaf) for c in x])
-    leaves.append(x)
-    return LEAF
+    n = node(x)
+    if n is None:
+        leaves.append(x)
+        return LEAF
+    kind, data, kids = n
+    return PyTreeDef(kind, data, [_flatten(c, leaves, is_leaf) for c in kids])
 
 
 def tree_flatten(tree, is_leaf=None):

@@ -135,12 +135,13 @@ pub fn inner(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     tensordot(&t[0], &t[1], (-1, -1))
 }
 
-/// The dot product of `a` and `b` flattened (of equal sizes), a scalar.
+/// The dot product of `a` and `b` flattened (of equal sizes), a scalar; a complex `a` is
+/// conjugated first, as numpy's is.
 #[track_caller]
 pub fn vdot(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
     let t = promote_dtypes("vdot", &[a.into(), b.into()]);
-    let (a, b) = (ravel(&t[0]), ravel(&t[1]));
+    let (a, b) = (ravel(super::conj(&t[0])), ravel(&t[1]));
     if a.size() != b.size() {
         panic!(
             "vdot: operands of sizes {} and {} (flattened) differ\n  at {}",
@@ -153,7 +154,7 @@ pub fn vdot(a: impl Into<Operand>, b: impl Into<Operand>) -> Tensor {
 }
 
 /// The dot product of vectors along `axis` (negative counts from the end, as `axis=-1`),
-/// the other dimensions broadcast: `sum(a * b, axis)`.
+/// the other dimensions broadcast: `sum(conj(a) * b, axis)`.
 #[track_caller]
 pub fn vecdot(a: impl Into<Operand>, b: impl Into<Operand>, axis_: isize) -> Tensor {
     let _line = crate::core::user_line();
@@ -168,7 +169,7 @@ pub fn vecdot(a: impl Into<Operand>, b: impl Into<Operand>, axis_: isize) -> Ten
             std::panic::Location::caller()
         );
     }
-    let a = super::moveaxis(&t[0], ia as isize, -1);
+    let a = super::moveaxis(super::conj(&t[0]), ia as isize, -1);
     let b = super::moveaxis(&t[1], ib as isize, -1);
     squeeze(matmul(expand_dims(&a, -2), expand_dims(&b, -1)), [-2, -1])
 }
@@ -190,8 +191,8 @@ pub fn matvec(a: impl Into<Operand>, v: impl Into<Operand>) -> Tensor {
     squeeze(matmul(&t[0], expand_dims(&t[1], -1)), -1)
 }
 
-/// Vector-matrix products with broadcast batch dimensions: `v` `(..., n)`, `a`
-/// `(..., n, m)`, the result `(..., m)`.
+/// Vector-matrix products with broadcast batch dimensions: `v` `(..., n)` (conjugated when
+/// complex), `a` `(..., n, m)`, the result `(..., m)`.
 #[track_caller]
 pub fn vecmat(v: impl Into<Operand>, a: impl Into<Operand>) -> Tensor {
     let _line = crate::core::user_line();
@@ -204,7 +205,7 @@ pub fn vecmat(v: impl Into<Operand>, a: impl Into<Operand>) -> Tensor {
             std::panic::Location::caller()
         );
     }
-    squeeze(matmul(expand_dims(&t[0], -2), &t[1]), -2)
+    squeeze(matmul(expand_dims(super::conj(&t[0]), -2), &t[1]), -2)
 }
 
 /// The Kronecker product: the block matrix of `a[i, j] * b` (ranks equalised by leading

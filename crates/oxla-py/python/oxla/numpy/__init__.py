@@ -23,20 +23,40 @@ convolve, correlate = _oxla.lax_ops.convolve, _oxla.lax_ops.correlate
 globals().update(_oxla.numpy_functions())
 globals().update(_oxla.numpy_restricted_functions())
 globals().update(_oxla.axis_functions()[0])
+_sort_along = sort  # noqa: F821 (from the extension's table)
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """``a`` sorted along ``axis`` (``None``: flattened), ascending or ``descending``; the
+    sort is stable, which ``stable=False`` allows too."""
+    if order is not None:
+        raise NotImplementedError("oxla's sort takes no order= (structured arrays)")
+    out = _sort_along(a, axis)
+    if descending:
+        out = flip(out, -1 if axis is None else axis)  # noqa: F821
+    return out
 
 bool_ = _np.bool_
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
+try:  # bfloat16 is ml_dtypes' numpy type, as in JAX
+    from ml_dtypes import bfloat16
+except ImportError:  # pragma: no cover (the package is optional)
+    pass
 complex64, complex128 = _np.complex64, _np.complex128
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 dtype = _np.dtype
 
 
-def where(condition, x=None, y=None):
-    """``x`` where ``condition`` holds, else ``y``."""
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where ``condition`` holds, else ``y``; with ``condition`` alone, the indices
+    where it holds (``nonzero``, ``size`` and ``fill_value`` as there)."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)  # noqa: F821
     if x is None or y is None:
-        raise NotImplementedError("oxla's where takes three arguments (x and y)")
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         "to jax.numpy.where")
     return _where(condition, x, y)
 
 
@@ -61,8 +81,10 @@ def _holds_array(x):
 def asarray(a, dtype=None, order=None, *, copy=None):
     """An oxla array of ``a``: an array as it is, and a (nested) list holding oxla arrays,
     tracers too, stacked as JAX stacks it. A numpy array's memory is shared, not copied,
-    when it is read-only (its values cannot change under oxla's), or whenever its layout
-    allows with ``copy=False`` (else ``ValueError``); ``copy=True`` always copies."""
+    when nothing can change it (a read-only view of ``bytes`` or of a read-only memory
+    map, or an array made for the conversion), and whenever its layout allows with
+    ``copy=False`` (later writes to it then show; else ``ValueError``); ``copy=True``
+    always copies."""
     if order not in (None, "C", "K"):
         raise NotImplementedError(f"oxla's arrays are row-major, not order={order!r}")
     if isinstance(a, (list, tuple)) and _holds_array(a):

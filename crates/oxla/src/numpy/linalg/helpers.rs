@@ -119,8 +119,8 @@ pub fn outer(x1: impl Into<Operand>, x2: impl Into<Operand>) -> Tensor {
     )
 }
 
-/// The dot product of vectors along `axis`, the other dimensions broadcast
-/// (`jnp.linalg.vecdot`, real inputs).
+/// The dot product of vectors along `axis`, the other dimensions broadcast, `x1`
+/// conjugated (`jnp.linalg.vecdot`, the same as [`vecdot`](crate::numpy::vecdot)).
 ///
 /// ```
 /// use oxla::numpy as jnp;
@@ -129,9 +129,7 @@ pub fn outer(x1: impl Into<Operand>, x2: impl Into<Operand>) -> Tensor {
 /// ```
 #[track_caller]
 pub fn vecdot(x1: impl Into<Operand>, x2: impl Into<Operand>, axis: isize) -> Tensor {
-    let _line = crate::core::user_line();
-    let t = promote_dtypes("vecdot", &[x1.into(), x2.into()]);
-    sum(&t[0] * &t[1], axis)
+    crate::numpy::vecdot(x1, x2, axis)
 }
 
 /// The product of a chain of matrices (`jnp.linalg.multi_dot`): the first may be a vector
