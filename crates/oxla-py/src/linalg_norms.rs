@@ -1,5 +1,5 @@
 //! `oxla.numpy.linalg`'s norms (`norm`, `vector_norm`, `matrix_norm`, `cond`) and the array
-//! API's matrix helpers (`trace`, `diagonal`, `matrix_transpose`, `outer`, `vecdot`,
+//! API's matrix helpers (`trace`, `diagonal`, `matrix_transpose`, `outer`,
 //! `multi_dot`, `cross`), in `_oxla.linalg`.
 
 use oxla::numpy::linalg::{self as la, MatrixOrd};
@@ -187,27 +187,6 @@ fn outer(x1: Arg, x2: Arg) -> PyResult<Array> {
     guard(|| Ok(Array(la::outer(x1.operand(), x2.operand()))))
 }
 
-/// `jnp.linalg.vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None)`:
-/// the dot product of vectors along `axis` (the first conjugated).
-#[pyfunction]
-#[pyo3(signature = (x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None))]
-fn vecdot(
-    x1: Arg,
-    x2: Arg,
-    axis: isize,
-    precision: Option<&Bound<'_, PyAny>>,
-    preferred_element_type: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Array> {
-    only_defaults(
-        "linalg.vecdot",
-        &[
-            ("precision", precision),
-            ("preferred_element_type", preferred_element_type),
-        ],
-    )?;
-    guard(|| Ok(Array(la::vecdot(x1.operand(), x2.operand(), axis))))
-}
-
 /// `jnp.linalg.multi_dot(arrays, *, precision=None)`: the product of a chain of matrices
 /// (the first and last may be vectors).
 #[pyfunction]
@@ -237,7 +216,6 @@ pub(crate) fn register(sub: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(diagonal, sub)?)?;
     sub.add_function(wrap_pyfunction!(matrix_transpose, sub)?)?;
     sub.add_function(wrap_pyfunction!(outer, sub)?)?;
-    sub.add_function(wrap_pyfunction!(vecdot, sub)?)?;
     sub.add_function(wrap_pyfunction!(multi_dot, sub)?)?;
     sub.add_function(wrap_pyfunction!(cross, sub)?)?;
     Ok(())

@@ -252,18 +252,6 @@ fn cumulative_prod(
     guard(|| Ok(Array(jnp::cumulative_prod(x, axis, include_initial))))
 }
 
-/// `jnp.logaddexp(x1, x2)`: `log(exp(x1) + exp(x2))` without overflow.
-#[pyfunction]
-fn logaddexp(x1: Arg, x2: Arg) -> PyResult<Array> {
-    guard(|| Ok(Array(jnp::logaddexp(x1.operand(), x2.operand()))))
-}
-
-/// `jnp.logaddexp2(x1, x2)`: `log2(2**x1 + 2**x2)` without overflow.
-#[pyfunction]
-fn logaddexp2(x1: Arg, x2: Arg) -> PyResult<Array> {
-    guard(|| Ok(Array(jnp::logaddexp2(x1.operand(), x2.operand()))))
-}
-
 /// `size=`, or (when `None`) how many elements of `x` are nonzero, from its concrete
 /// values: the length of a data-dependent result.
 pub(crate) fn size_or_count(x: &Tensor, size: Option<usize>) -> usize {
@@ -321,8 +309,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(corrcoef, &sub)?)?;
     sub.add_function(wrap_pyfunction!(cumulative_sum, &sub)?)?;
     sub.add_function(wrap_pyfunction!(cumulative_prod, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(logaddexp, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(logaddexp2, &sub)?)?;
     crate::stats_reduce::add(&sub)?;
     crate::stats_sort::add(&sub)?;
     crate::stats_take::add(&sub)?;

@@ -8,11 +8,12 @@ from .._oxla import linalg as _l
 _BOUND = [
     "cholesky", "cond", "cross", "det", "diagonal", "eigvalsh", "inv", "lstsq", "matrix_norm",
     "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv",
-    "solve", "svdvals", "trace", "vecdot", "vector_norm",
+    "solve", "svdvals", "trace", "vector_norm",
 ]
 globals().update({name: getattr(_l, name) for name in _BOUND})
+vecdot = _l.products.vecdot  # numpy's own: the same function
 
-__all__ = sorted(_BOUND + ["eigh", "qr", "slogdet", "svd", "EighResult", "QRResult",
+__all__ = sorted(_BOUND + ["vecdot", "eigh", "qr", "slogdet", "svd", "EighResult", "QRResult",
                           "SlogdetResult", "SVDResult"])
 
 
