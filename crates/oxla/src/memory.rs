@@ -288,14 +288,16 @@ impl fmt::Display for MemoryAnalysis {
     }
 }
 
-/// Bytes of freed large buffers (4 MiB and more) that oxla holds for reuse.
+/// Bytes of freed large buffers (1 MiB and more) that oxla holds for reuse.
 ///
 /// A program called again allocates the same large results as before; the buffers the
 /// caller dropped are handed out again, their pages already mapped, instead of memory
-/// fresh from the system that must be faulted in and cleared page by page. An allocation
-/// of 4 MiB or more that no held buffer fits releases them all first, so holding never
-/// raises the peak of large buffers; until then the held bytes stay resident, outside
-/// every plan, and [`release_held`] returns them. While a memory limit is in force
+/// fresh from the system that must be faulted in and cleared page by page. Holding raises
+/// the peak of large buffers by an eighth at most: an allocation of 1 MiB or more that no
+/// held buffer fits first releases the smallest held ones until the held and the live
+/// large buffers together take no more than the most that were ever alive at once, and an
+/// eighth of that (room for a program whose buffers are not all alive at its peak). The held
+/// bytes stay resident, outside every plan, and [`release_held`] returns them. While a memory limit is in force
 /// ([`set_memory_limit`], `OXLA_MEMORY_LIMIT`) nothing is held.
 ///
 /// ```

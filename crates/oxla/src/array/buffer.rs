@@ -199,10 +199,14 @@ impl Buffer {
             unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, bytes) };
             return Ok(b);
         }
+        let large = bytes >= HELD_FROM;
+        if large {
+            super::held::fresh(bytes);
+        }
         let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).ok_or(AllocError { bytes })?;
+        let ptr = NonNull::new(raw).ok_or_else(|| refused_large(bytes, large))?;
         Ok(Buffer {
             ptr,
             bytes,
@@ -248,7 +252,7 @@ impl Buffer {
         let layout = layout(bytes);
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc(layout) };
-        let ptr = NonNull::new(raw).ok_or(AllocError { bytes })?;
+        let ptr = NonNull::new(raw).ok_or_else(|| refused_large(bytes, bytes >= HELD_FROM))?;
         if bytes >= LARGE {
             advise_huge_pages(raw, bytes);
         }
@@ -375,6 +379,15 @@ impl Buffer {
         // SAFETY: the allocation is `bytes` long and initialised.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.bytes) }
     }
+}
+
+/// The error for `bytes` the system refused; a large allocation, counted alive by the held
+/// cache before it was asked for, is counted freed.
+fn refused_large(bytes: usize, large: bool) -> AllocError {
+    if large {
+        super::held::freed(bytes);
+    }
+    AllocError { bytes }
 }
 
 #[repr(align(64))]
