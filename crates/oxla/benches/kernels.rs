@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use oxla::numpy as jnp;
-use oxla::{jit, random, Tensor};
+use oxla::{jit, random, vmap, Tensor};
 use std::hint::black_box;
 
 const N: usize = 1 << 22;
@@ -103,12 +103,38 @@ fn few_rows(c: &mut Criterion) {
     g.finish();
 }
 
+/// Seed 000's `-sum(abs(a @ b))` for every pair of 32 x 32 images, as a chunked map runs it:
+/// 100 rows against 2000 images, and all 2000 rows (the products are reduced as they are
+/// made, never stored).
+fn reduced_products(c: &mut Criterion) {
+    let imgs = random::normal(&random::key(8), &[2000, 32, 32]);
+    let pairs = jit(|(rows, all): (Tensor, Tensor)| {
+        vmap(move |a: Tensor| {
+            vmap(move |b: Tensor| -a.matmul(&b).abs().sum(None)).call(all.clone())
+        })
+        .call(rows)
+    });
+    let mut g = c.benchmark_group("reduced_products");
+    g.sample_size(10);
+    for rows in [100usize, 2000] {
+        g.throughput(Throughput::Elements(
+            (2 * rows * 2000 * 32 * 32 * 32) as u64,
+        ));
+        let lhs = imgs.index(0..rows);
+        g.bench_function(format!("-sum|a @ b|, {rows} x 2000 pairs (flop)"), |b| {
+            b.iter(|| pairs.call(black_box((lhs.clone(), imgs.clone()))))
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     fused_elementwise,
     reductions,
     gather,
     dot_general,
-    few_rows
+    few_rows,
+    reduced_products
 );
 criterion_main!(benches);

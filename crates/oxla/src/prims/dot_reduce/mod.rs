@@ -281,15 +281,18 @@ fn reduced_product<T: Real>(lhs: &Array, rhs: &Array, p: &DotReduce) -> Array {
         ReduceOp::Sum | ReduceOp::Prod | ReduceOp::And | ReduceOp::Or => T::from_f64(0.0),
     };
     // Tasks: a batch, whole runs of rows and whole runs of columns, so that no two write
-    // one result; the columns split only where the rows leave threads idle.
-    let row_target = (m * batches).div_ceil(TASKS).clamp(MIN_ROWS, TILE);
-    let row_chunks = chunks(&row_starts, row_target);
-    let col_target = if batches * row_chunks.len() >= TASKS {
-        n
-    } else {
-        n.div_ceil(TASKS.div_ceil(batches * row_chunks.len()))
-    };
-    let col_chunks = chunks(&col_starts, col_target);
+    // one result. Rows are taken a tile high; where that leaves fewer than `TASKS` tasks
+    // the columns split, down to a tile wide, and only then the rows, down to `MIN_ROWS`:
+    // a tile made of fewer rows packs the same columns for less work.
+    let mut row_chunks = chunks(&row_starts, TILE);
+    let col_parts = TASKS
+        .div_ceil(batches * row_chunks.len())
+        .min(n.div_ceil(TILE));
+    if batches * row_chunks.len() * col_parts < TASKS {
+        let rows = (m * batches * col_parts).div_ceil(TASKS);
+        row_chunks = chunks(&row_starts, rows.clamp(MIN_ROWS, TILE));
+    }
+    let col_chunks = chunks(&col_starts, n.div_ceil(col_parts));
     let tasks: Vec<Task> = (0..boff.len())
         .flat_map(|b| {
             let cols = &col_chunks;
