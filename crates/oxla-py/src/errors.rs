@@ -95,27 +95,10 @@ fn at_user_line(message: &str) -> String {
     };
     let kept: Vec<&str> = message.lines().filter(|l| !rust_location(l)).collect();
     let kept = kept.join("\n");
-    match Python::with_gil(|py| user_frame(py).ok().flatten()) {
-        Some(at) => format!("{kept}\n  at {at}"),
+    match Python::with_gil(|py| crate::source::user_frame(py).ok().flatten()) {
+        Some((file, line)) => format!("{kept}\n  at {file}:{line}"),
         None => kept,
     }
-}
-
-/// `file:line` of the innermost Python frame outside the `oxla` package (and outside
-/// Python's frozen import machinery): the user's code that called oxla.
-fn user_frame(py: Python<'_>) -> PyResult<Option<String>> {
-    let package = py.import("oxla")?.getattr("__path__")?.get_item(0)?;
-    let package: String = package.extract()?;
-    let mut frame = py.import("sys")?.call_method1("_getframe", (0,))?;
-    while !frame.is_none() {
-        let file: String = frame.getattr("f_code")?.getattr("co_filename")?.extract()?;
-        if !file.starts_with(&package) && !file.starts_with("<frozen") {
-            let line: usize = frame.getattr("f_lineno")?.extract()?;
-            return Ok(Some(format!("{file}:{line}")));
-        }
-        frame = frame.getattr("f_back")?;
-    }
-    Ok(None)
 }
 
 /// JAX's exception type for an oxla panic message.
@@ -128,6 +111,9 @@ fn exception_for(message: &str) -> PyErr {
         PyIndexError::new_err(message.to_string())
     } else if lower.contains("devices, but only") {
         // JAX's error for a mapped axis longer than the device count.
+        PyValueError::new_err(message.to_string())
+    } else if lower.contains("varies over the axis") {
+        // JAX's error for out_specs that claim a varying result is replicated.
         PyValueError::new_err(message.to_string())
     } else if lower.contains("one ellipsis") {
         PyIndexError::new_err(message.to_string())

@@ -33,6 +33,7 @@ mod shape_extra;
 mod shape_join;
 mod shape_misc;
 mod shape_poly;
+mod source;
 mod special;
 mod special_lax;
 mod stats;
@@ -48,6 +49,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _oxla(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::install_panic_hook();
+    source::install();
     m.add_class::<array::Array>()?;
     m.add_class::<transforms::Jitted>()?;
     errors::register(m)?;

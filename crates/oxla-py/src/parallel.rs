@@ -51,12 +51,14 @@ fn shard_map(
     in_specs: Vec<Option<isize>>,
     axis_name: String,
     devices: usize,
+    check_vma: bool,
 ) -> PyResult<(Vec<Array>, Vec<Array>)> {
     let s = oxla::shard_map(split(f))
         .axis_name(intern(axis_name))
         .devices(devices)
         .in_specs(leaf_axes(in_specs))
-        .out_specs(split_out_axes());
+        .out_specs(split_out_axes())
+        .check_vma(check_vma);
     let args = tensors(args);
     guard(|| {
         let (joined, same): (Vec<Tensor>, Vec<Tensor>) = s.call(args);

@@ -61,6 +61,19 @@ def test_shard_map_cuts_and_joins_blocks():
     np.testing.assert_array_equal(np.asarray(rows), np.full((4, 1), 3.0))
 
 
+def test_shard_map_checks_that_p_results_are_the_same_on_every_device():
+    mesh = oxla.make_mesh((2,), ("d",))
+    x = jnp.asarray(np.arange(8, dtype=np.float32))
+    with pytest.raises(ValueError, match="varies over the axis"):
+        oxla.shard_map(lambda b: jnp.sum(b), mesh=mesh, in_specs=P("d"), out_specs=P())(x)
+    unchecked = oxla.shard_map(lambda b: jnp.sum(b), mesh=mesh, in_specs=P("d"),
+                               out_specs=P(), check_vma=False)(x)
+    assert float(unchecked) == 6.0  # device 0's block
+    total = oxla.shard_map(lambda b: lax.psum(jnp.sum(b), "d"), mesh=mesh, in_specs=P("d"),
+                           out_specs=P())(x)
+    assert float(total) == 28.0
+
+
 def test_vmap_out_axes_trees():
     out = oxla.vmap(lambda x, y: {"a": x * y, "b": y, "c": (x, x.sum())}, in_axes=(0, None),
                     out_axes={"a": 1, "b": None, "c": (-1, 0)})(jnp.asarray(X), jnp.asarray(X[0]))

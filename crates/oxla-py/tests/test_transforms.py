@@ -204,6 +204,25 @@ def test_memory_analysis_and_explain():
     assert "memory plan" in oxla.explain(loss, PARAMS, X, Y)
 
 
+def test_memory_plans_name_the_users_python_line():
+    def outer(v):
+        here = sys._getframe().f_lineno + 1
+        return jnp.sin(v[:, None] * v[None, :]).sum(axis=0), here
+
+    here = []
+
+    def f(v):
+        out, line = outer(v)
+        here.append(line)
+        return out
+
+    plan = str(oxla.jit(f).lower(jnp.ones(300)).compile().memory_analysis())
+    assert f"{__file__}:{here[0]}" in plan and ".rs:" not in plan, plan
+    with pytest.raises(oxla.OutOfMemoryError) as e:
+        oxla.vmap(lambda r: outer(r)[0], memory_budget=64)(jnp.ones((4, 300)))
+    assert f"{__file__}:{here[0]}" in str(e.value), str(e.value)
+
+
 def test_python_control_flow():
     def f(x, n):
         for _ in range(n):

@@ -4,8 +4,8 @@
 //! naming the primitive, the shapes and the caller's source line; what can fail at run time
 //! returns [`Result`].
 
+use crate::source::Source;
 use std::fmt;
-use std::panic::Location;
 use std::path::Path;
 
 /// oxla's error type.
@@ -124,7 +124,7 @@ pub struct LargestBuffer {
     /// The index of that equation in the compiled jaxpr.
     pub equation: Option<usize>,
     /// The user's source line of that equation.
-    pub source: Option<&'static Location<'static>>,
+    pub source: Option<Source>,
 }
 
 impl fmt::Display for LargestBuffer {
@@ -132,9 +132,7 @@ impl fmt::Display for LargestBuffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let dims: Vec<String> = self.shape.iter().map(usize::to_string).collect();
         let eqn = self.equation.map_or("-".to_string(), |e| e.to_string());
-        let at = self.source.map_or("-".to_string(), |l| {
-            format!("{}:{}:{}", l.file(), l.line(), l.column())
-        });
+        let at = self.source.map_or("-".to_string(), |l| l.to_string());
         write!(
             f,
             "{} {}[{}] ({}, `{}` at equation {eqn}, {at})",

@@ -43,6 +43,7 @@ pub mod pjit;
 pub mod prims;
 pub mod random;
 pub mod scipy;
+mod source;
 pub mod transforms;
 
 pub use array::{get_printoptions, printoptions, set_printoptions, Array, DType, PrintOptions};
@@ -50,7 +51,10 @@ pub use compiler::disable_jit;
 pub use control::{pmap, shard_map};
 pub use core::tree;
 pub use core::tree::{Args, Tree, TreeDef};
-pub use core::{axis_env, eval_jaxpr, make_jaxpr, Aval, ClosedJaxpr, Jaxpr, Tensor};
+pub use core::{
+    axis_env, eval_jaxpr, make_jaxpr, set_source_hook, Aval, ClosedJaxpr, Jaxpr, Source,
+    SourceHook, Tensor,
+};
 #[cfg(feature = "mpi")]
 pub use devices::distributed;
 pub use devices::{

@@ -1,7 +1,7 @@
 //! Memory you can see: the static memory plan of a compiled program, reported before it runs.
 
+use crate::source::Source;
 use std::fmt;
-use std::panic::Location;
 
 use crate::array::Aval;
 use crate::error::LargestBuffer;
@@ -27,7 +27,7 @@ pub struct BufferInfo {
     /// The index of that equation in the compiled jaxpr.
     pub equation: Option<usize>,
     /// The user's source line of that equation.
-    pub source: Option<&'static Location<'static>>,
+    pub source: Option<Source>,
 }
 
 /// The memory plan of a compiled program: known before it runs, exact for the plan.
@@ -99,7 +99,7 @@ pub struct DevicePlan {
     /// `vmap(f).devices` planned under one.
     pub fitting_chunk_size: Option<usize>,
     /// The user's source line of the map.
-    pub source: &'static Location<'static>,
+    pub source: Source,
     /// The step of the program that runs the map.
     pub step: usize,
 }
@@ -136,7 +136,7 @@ pub struct ChunkPlan {
     /// Bytes the map holds beyond its operands and results while a chunk runs.
     pub chunk_bytes: usize,
     /// The user's source line of the map.
-    pub source: &'static Location<'static>,
+    pub source: Source,
     /// The step of the program that runs the map.
     pub step: usize,
     /// Bytes live while the map runs that are not its own (neither its operands, its
@@ -147,23 +147,19 @@ pub struct ChunkPlan {
 thread_local! {
     /// The chunked map whose chunk size an out-of-memory error is checking, and the
     /// budget it is being planned under instead of its own chunk size.
-    static REPLAN: std::cell::Cell<Option<(&'static Location<'static>, usize)>> =
+    static REPLAN: std::cell::Cell<Option<(Source, usize)>> =
         const { std::cell::Cell::new(None) };
 }
 
 /// Runs `f` (a trace of the user's function) with the chunked map staged at `source`
 /// sized by `budget` instead of its own chunk size.
-pub(crate) fn with_budget<T>(
-    source: &'static Location<'static>,
-    budget: usize,
-    f: impl FnOnce() -> T,
-) -> T {
+pub(crate) fn with_budget<T>(source: Source, budget: usize, f: impl FnOnce() -> T) -> T {
     crate::env::scoped(&REPLAN, Some((source, budget)), f)
 }
 
 /// The budget the chunked map staged at `here` is being planned under, if an out-of-memory
 /// error's advice is planning it (see [`with_budget`]).
-pub(crate) fn replanned_budget(here: &'static Location<'static>) -> Option<usize> {
+pub(crate) fn replanned_budget(here: Source) -> Option<usize> {
     REPLAN
         .get()
         .and_then(|(source, budget)| (source == here).then_some(budget))
@@ -218,7 +214,7 @@ impl fmt::Display for MemoryAnalysis {
         for d in &self.devices {
             write!(
                 f,
-                "\n  device {:<3} {} rows, peak {} ({} shared){} at {}:{}:{}",
+                "\n  device {:<3} {} rows, peak {} ({} shared){} at {}",
                 d.device,
                 d.rows,
                 format_bytes(d.peak_bytes),
@@ -230,21 +226,17 @@ impl fmt::Display for MemoryAnalysis {
                     b.source
                         .map_or(String::new(), |l| format!(" ({}:{})", l.file(), l.line()))
                 )),
-                d.source.file(),
-                d.source.line(),
-                d.source.column()
+                d.source
             )?;
         }
         for c in &self.chunks {
             write!(
                 f,
-                "\n  chunked   {} examples in chunks of {} ({} per chunk) at {}:{}:{}",
+                "\n  chunked   {} examples in chunks of {} ({} per chunk) at {}",
                 c.length,
                 c.chunk,
                 format_bytes(c.chunk_bytes),
-                c.source.file(),
-                c.source.line(),
-                c.source.column()
+                c.source
             )?;
         }
         if self.largest.is_empty() {
@@ -264,9 +256,7 @@ impl fmt::Display for MemoryAnalysis {
                 BufferKind::Output => "output",
             };
             let eqn = b.equation.map_or("-".to_string(), |e| e.to_string());
-            let src = b.source.map_or("-".to_string(), |l| {
-                format!("{}:{}:{}", l.file(), l.line(), l.column())
-            });
+            let src = b.source.map_or("-".to_string(), |l| l.to_string());
             write!(
                 f,
                 "  {:>12}  {:<22} {:<10} {:<22} {:>5}  {src}",

@@ -99,7 +99,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=None
         box = {}
         outs = _to_axes(out_specs, axis, "out_specs")
         m, same = _oxla.shard_map(_split(f, treedef, box, outs, "shard_map", blocks=True),
-                                  leaves, ins, axis, mesh.size)
+                                  leaves, ins, axis, mesh.size, bool(check_vma))
         return _place(box, m, same)
 
     return mapped

@@ -4,6 +4,7 @@
 //! every branch's captured values; each branch takes all of them but the index. Under
 //! `vmap` with a batched index every branch runs and a `select_n` picks each lane's result.
 
+use crate::source::Source;
 use std::sync::{Arc, OnceLock};
 
 use crate::array::{Array, DType};
@@ -21,7 +22,6 @@ use crate::transforms::bodies::{
 };
 use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::place_output;
-use std::panic::Location;
 
 /// The parameters of a `cond` (see the module documentation).
 pub struct CondSpec {
@@ -273,7 +273,7 @@ impl ControlFlow for CondSpec {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        _src: &'static Location<'static>,
+        _src: Source,
     ) -> Vec<Option<Tensor>> {
         let np = ins.len() - 1;
         let with_ct: Vec<usize> = (0..cts.len()).filter(|&k| cts[k].is_some()).collect();

@@ -7,12 +7,12 @@
 //! `shard_map`. `shard_map(f)` hands `f` blocks that keep their rank, one per device, cut
 //! along the dimensions its `in_specs` name.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::shard_map::{block_aval, stage_advised, OutSpec, Span};
 use crate::core::axis_env::with_axis;
 use crate::core::tree::Tree;
-use crate::core::{trace_avals, with_line, Aval, Tensor};
+use crate::core::{trace_avals, with_line, Aval, ClosedJaxpr, Tensor};
 use crate::ops as lax;
 use crate::transforms::axis_tree::AxisTree;
 
@@ -80,7 +80,7 @@ impl<F> Pmap<F> {
     where
         F: Fn(A) -> O,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
     /// The mapped function as a function, to pass to another transform.
@@ -89,11 +89,11 @@ impl<F> Pmap<F> {
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 
-    fn call_at<A: Tree, O: Tree>(&self, args: A, at: &'static Location<'static>) -> O
+    fn call_at<A: Tree, O: Tree>(&self, args: A, at: Source) -> O
     where
         F: Fn(A) -> O,
     {
@@ -197,6 +197,7 @@ pub struct ShardMap<F> {
     devices: Option<usize>,
     in_specs: AxisTree,
     out_specs: AxisTree,
+    check_vma: bool,
 }
 
 /// Runs `f` once per device on blocks of its arguments, as `jax.shard_map` over a 1-D
@@ -227,6 +228,7 @@ pub fn shard_map<F>(f: F) -> ShardMap<F> {
         devices: None,
         in_specs: AxisTree::Leaf(Some(0)),
         out_specs: AxisTree::Leaf(Some(0)),
+        check_vma: true,
     }
 }
 
@@ -256,14 +258,34 @@ impl<F> ShardMap<F> {
         self
     }
 
-    /// Runs `f` on every device. Dimensions that do not divide evenly, and a mesh larger
-    /// than the device count, panic naming the caller's line.
+    /// Whether to refuse a result that [`out_specs`](Self::out_specs) says is the same on
+    /// every device (`None`) but that varies over the axis (default `true`, as JAX's
+    /// `check_vma`): made from a cut argument's block, `axis_index`, `ppermute`,
+    /// `all_to_all` or `psum_scatter` with no `psum`, `pmax`, `pmin` or `all_gather`
+    /// over the axis after. With `false`, such a result is device 0's.
+    ///
+    /// ```should_panic
+    /// use oxla::{numpy as jnp, shard_map, Tensor};
+    /// // Each device's block sum differs: `out_specs(None)` would hide all but one.
+    /// let _: Tensor = shard_map(|b: Tensor| b.sum(None))
+    ///     .axis_name("i")
+    ///     .out_specs(None::<i32>)
+    ///     .call(jnp::arange(8.0));
+    /// ```
+    pub fn check_vma(mut self, check: bool) -> Self {
+        self.check_vma = check;
+        self
+    }
+
+    /// Runs `f` on every device. Dimensions that do not divide evenly, a mesh larger than
+    /// the device count, and a result said to be the same on every device that varies
+    /// (see [`check_vma`](Self::check_vma)) panic naming the caller's line.
     #[track_caller]
     pub fn call<A: Tree, O: Tree>(&self, args: A) -> O
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         with_line(at, || {
             let leaves = args.leaves();
             let dims = self
@@ -325,6 +347,9 @@ impl<F> ShardMap<F> {
             let (cj, _) = with_axis(self.axis_name, n * processes, || {
                 trace_avals(body, &args, &avals)
             });
+            if self.check_vma {
+                check_vma(&cj, &dims, &out_specs, self.axis_name, at);
+            }
             let outs = stage_advised(
                 self.axis_name,
                 &vec![1; n],
@@ -341,5 +366,40 @@ impl<F> ShardMap<F> {
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")
         })
+    }
+}
+
+/// Panics where a result `out_specs` says is the same on every device varies over `axis`
+/// (see [`ShardMap::check_vma`]); `dims` are the arguments' cut dimensions.
+fn check_vma(
+    body: &ClosedJaxpr,
+    dims: &[Option<usize>],
+    out_specs: &[OutSpec],
+    axis: &str,
+    at: Source,
+) {
+    use crate::control::shard_map::vma::{results, Vary};
+    let ins: Vec<Vary> = dims
+        .iter()
+        .map(|d| {
+            if d.is_some() {
+                Vary::Varies
+            } else {
+                Vary::Same
+            }
+        })
+        .collect();
+    let vary = results(body, &ins, axis);
+    for (k, (s, v)) in out_specs.iter().zip(vary).enumerate() {
+        if matches!(s, OutSpec::Invariant) && v == Vary::Varies {
+            panic!(
+                "shard_map: out_specs P() says result leaf {k} is the same on every device of \
+                 axis '{axis}', but it varies over the axis: it is made from a block of a cut \
+                 argument, axis_index, ppermute, all_to_all or psum_scatter, with no psum, \
+                 pmax, pmin or all_gather over '{axis}' after. Reduce it over the axis, join \
+                 it along a dimension in out_specs, or pass check_vma=False to take device \
+                 0's value\n  at {at}"
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! `transforms/batching/across_devices.rs`). With `chunk_size` or `memory_budget`, each
 //! device runs its block in chunks, the budget being each device's.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::shard_map::{shares, stage_advised, OutSpec, Span};
 use crate::compiler::Executable;
@@ -89,12 +89,7 @@ impl<F, B> OnDevices<F, B> {
     }
 
     /// Runs the map on `args`, each device's chunks planned for `budget`.
-    fn run<A: Tree, O: Tree>(
-        &self,
-        args: A,
-        budget: Option<usize>,
-        at: &'static Location<'static>,
-    ) -> Result<O>
+    fn run<A: Tree, O: Tree>(&self, args: A, budget: Option<usize>, at: Source) -> Result<O>
     where
         F: Fn(A) -> O,
     {
@@ -219,7 +214,7 @@ impl<F, B> OnDevices<F, B> {
     /// Each device's number of examples of `n`, as even as they can be, the longer blocks
     /// first, on no more devices than examples; and the processes the devices span: this
     /// one's alone, or every process's (under MPI) when `d` passes the local devices.
-    fn rows(&self, n: usize, at: &'static Location<'static>) -> (Vec<usize>, Span) {
+    fn rows(&self, n: usize, at: Source) -> (Vec<usize>, Span) {
         let (local, processes) = (
             crate::devices::local_device_count(),
             crate::devices::process_count(),
@@ -308,7 +303,7 @@ impl<F> OnDevices<F> {
     where
         F: Fn(A) -> O,
     {
-        self.run(args, None, Location::caller())
+        self.run(args, None, crate::core::current_line())
             .expect("a map without a memory budget cannot fail")
     }
 
@@ -318,7 +313,7 @@ impl<F> OnDevices<F> {
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| {
             self.run(args, None, at)
                 .expect("a map without a memory budget cannot fail")
@@ -336,7 +331,7 @@ impl<F> OnDevices<F, Budget> {
     where
         F: Fn(A) -> O,
     {
-        self.run(args, Some(self.vmap.budget.0), Location::caller())
+        self.run(args, Some(self.vmap.budget.0), crate::core::current_line())
     }
 
     /// The budgeted function as a function returning a `Result`, to pass on.
@@ -345,7 +340,7 @@ impl<F> OnDevices<F, Budget> {
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.run(args, Some(self.vmap.budget.0), at)
     }
 }

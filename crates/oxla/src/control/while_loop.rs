@@ -7,6 +7,7 @@
 //! keeping its carry (a `select_n` per step). Forward mode carries the tangents beside the
 //! carry; reverse mode is refused, as in JAX: differentiate a `fori_loop` or `scan`.
 
+use crate::source::Source;
 use std::sync::{Arc, OnceLock};
 
 use crate::array::{Array, DType};
@@ -23,7 +24,6 @@ use crate::transforms::bodies::open;
 use crate::transforms::bodies::{dense_tangents, sparse_tangents, trace_on};
 use crate::transforms::jvp_rules::zeros_of_aval;
 use crate::transforms::vmap::place_output;
-use std::panic::Location;
 
 /// The parameters of a while loop (see the module documentation).
 pub struct WhileSpec {
@@ -144,7 +144,7 @@ impl ControlFlow for WhileSpec {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        src: &'static Location<'static>,
+        src: Source,
     ) -> Vec<Option<Tensor>> {
         let _ = (ins, cts, active);
         panic!(

@@ -3,8 +3,8 @@
 //! axis around the trace of `f`; a collective reads the size of the axes it names from
 //! here, and naming an axis that is not bound is the user's mistake, caught at trace time.
 
+use crate::source::Source;
 use std::cell::RefCell;
-use std::panic::Location;
 use std::sync::Arc;
 
 /// A bound axis: its name, its size and, for an axis split over devices in uneven blocks
@@ -84,7 +84,7 @@ fn with_axes<R>(axes: Vec<Bound>, f: impl FnOnce() -> R) -> R {
 ///
 /// Panics when no mapped function binds `name`, naming the axes that are bound, `what`
 /// named it and the user's line `at` (JAX's "unbound axis name").
-pub(crate) fn axis_size(name: &str, what: &str, at: &'static Location<'static>) -> usize {
+pub(crate) fn axis_size(name: &str, what: &str, at: Source) -> usize {
     AXES.with(|a| {
         let a = a.borrow();
         if let Some((_, size, _)) = a.iter().rev().find(|(n, ..)| &**n == name) {

@@ -3,9 +3,9 @@
 //! tables of [`Prim`](super::Prim). `core` names the rules; the modules above implement
 //! them, so the program representation never depends on the compiler or the transforms.
 
+use crate::source::Source;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::panic::Location;
 
 use super::{ClosedJaxpr, Tensor};
 use crate::array::{Array, Aval};
@@ -58,7 +58,7 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        src: &'static Location<'static>,
+        src: Source,
     ) -> Vec<Option<Tensor>>;
 
     /// The bytes the primitive holds while it runs beyond its operands and results (one
@@ -91,12 +91,12 @@ pub trait ControlFlow: fmt::Debug + Send + Sync {
     }
 
     /// The chunk plan, for a chunked map staged at `source`.
-    fn chunk_plan(&self, _source: &'static Location<'static>) -> Option<ChunkPlan> {
+    fn chunk_plan(&self, _source: Source) -> Option<ChunkPlan> {
         None
     }
 
     /// Each device's plan, for a map over devices staged at `source`.
-    fn device_plans(&self, _source: &'static Location<'static>) -> Vec<DevicePlan> {
+    fn device_plans(&self, _source: Source) -> Vec<DevicePlan> {
         vec![]
     }
 }

@@ -1,6 +1,6 @@
 //! The program representation every transform reads and writes: JAX's jaxpr.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::tensor::Tensor;
 use crate::array::Array;
@@ -63,7 +63,7 @@ pub struct Eqn {
     /// Results.
     pub outputs: Vec<Var>,
     /// Where in the user's code the equation was traced.
-    pub source: &'static Location<'static>,
+    pub source: Source,
 }
 
 /// A program in A-normal form: `{ lambda constvars ; invars. let eqns in (outvars) }`.

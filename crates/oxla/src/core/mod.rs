@@ -11,6 +11,7 @@ mod trace;
 pub mod tree;
 
 pub use crate::array::Aval;
+pub use crate::source::{set_source_hook, Source, SourceHook};
 pub use axis_env::axis_env;
 pub use callback::HostCallback;
 pub use control_flow::{ControlFlow, Pullback};

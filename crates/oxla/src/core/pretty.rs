@@ -215,15 +215,7 @@ impl Printer {
     fn eqn(&mut self, e: &Eqn) -> Doc {
         let lhs = self.binders(&e.outputs);
         let eq = if self.source_info {
-            Doc::Annotated(
-                " = ".into(),
-                format!(
-                    "{}:{}:{}",
-                    e.source.file(),
-                    e.source.line(),
-                    e.source.column()
-                ),
-            )
+            Doc::Annotated(" = ".into(), e.source.to_string())
         } else {
             text(" = ")
         };

@@ -6,6 +6,7 @@
 //! become constvars too, whose values are those outer tracers (closure conversion), so a
 //! closure over an outer tracer traces to a closed jaxpr that the outer trace can inline.
 
+use crate::source::Source;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
@@ -49,13 +50,7 @@ impl Builder {
 
     /// The operand an input becomes in this trace; `open` lists the traces still open.
     /// An escaped tracer panics naming `what` took it and the user's line `at`.
-    fn atom(
-        &mut self,
-        t: &Tensor,
-        open: &[u64],
-        what: &str,
-        at: &'static Location<'static>,
-    ) -> Atom {
+    fn atom(&mut self, t: &Tensor, open: &[u64], what: &str, at: Source) -> Atom {
         let key = match &t.repr {
             Repr::Tracer(tr) if tr.trace == self.id => return Atom::Var(tr.var.clone()),
             Repr::Tracer(tr) if !open.contains(&tr.trace) => panic!(
@@ -84,8 +79,7 @@ impl Builder {
 
 thread_local! {
     static TRACES: RefCell<Vec<Builder>> = const { RefCell::new(Vec::new()) };
-    static USER_LINE: std::cell::Cell<Option<&'static Location<'static>>> =
-        const { std::cell::Cell::new(None) };
+    static USER_LINE: std::cell::Cell<Option<Pin>> = const { std::cell::Cell::new(None) };
     /// Whether the traces being recorded are for the compiler ([`trace_for_compiler`]).
     static FOR_COMPILER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -128,6 +122,16 @@ pub(crate) fn for_compiler() -> bool {
     is_tracing() && FOR_COMPILER.with(std::cell::Cell::get)
 }
 
+/// A line pinned for the equations traced meanwhile.
+#[derive(Clone, Copy)]
+struct Pin {
+    at: Source,
+    /// Pinned by a transform replaying an equation, which keeps the equation's own line
+    /// over everything; else by a library function for its caller, which a front end's
+    /// line ([`set_source_hook`](crate::set_source_hook)) overrides.
+    replay: bool,
+}
+
 /// While alive, every equation records `loc` (the outermost guard wins) instead of the line
 /// that bound it: a library function that calls primitives from closures or helpers pins
 /// its caller's line this way.
@@ -136,27 +140,38 @@ pub(crate) struct UserLine(bool);
 /// Pins equations traced until the guard drops to the caller's source line.
 #[track_caller]
 pub(crate) fn user_line() -> UserLine {
-    let loc = Location::caller();
+    let at = Source::caller();
     USER_LINE.with(|c| {
         if c.get().is_some() {
             UserLine(false)
         } else {
-            c.set(Some(loc));
+            c.set(Some(Pin { at, replay: false }));
             UserLine(true)
         }
     })
 }
 
-/// Runs `f` with every equation it traces recorded at `loc` (a transform replaying an
+/// Runs `f` with every equation it traces recorded at `at` (a transform replaying an
 /// equation keeps the equation's own line), restoring the previous line afterwards.
-pub(crate) fn with_line<R>(loc: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
-    crate::env::scoped(&USER_LINE, Some(loc), f)
+pub(crate) fn with_line<R>(at: Source, f: impl FnOnce() -> R) -> R {
+    crate::env::scoped(&USER_LINE, Some(Pin { at, replay: true }), f)
 }
 
-/// The line an equation bound here is recorded at: the pinned line, else the caller's.
+/// The line an equation bound here is recorded at: a replayed equation's, else the front
+/// end's, else the line a library function pinned, else the caller's.
 #[track_caller]
-pub(crate) fn current_line() -> &'static Location<'static> {
-    USER_LINE.with(|c| c.get()).unwrap_or(Location::caller())
+pub(crate) fn current_line() -> Source {
+    line_of(Source::caller())
+}
+
+/// The line an equation bound by `caller` is recorded at (see [`current_line`]).
+fn line_of(caller: Source) -> Source {
+    match USER_LINE.with(std::cell::Cell::get) {
+        Some(Pin { at, replay: true }) => at,
+        pin => crate::source::front_end_line()
+            .or(pin.map(|p| p.at))
+            .unwrap_or(caller),
+    }
 }
 
 impl Drop for UserLine {
@@ -171,16 +186,18 @@ impl Drop for UserLine {
 ///
 /// Panics, naming the primitive, the operand avals and `source`, when the shape rule rejects
 /// the operands.
-pub fn bind(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
-    bind_exact(prim, inputs, USER_LINE.with(|c| c.get()).unwrap_or(source))
+pub fn bind(prim: Prim, inputs: &[Tensor], source: impl Into<Source>) -> Vec<Tensor> {
+    let caller = source.into();
+    let at = if is_tracing() {
+        line_of(caller)
+    } else {
+        USER_LINE.with(|c| c.get()).map_or(caller, |p| p.at)
+    };
+    bind_exact(prim, inputs, at)
 }
 
 /// `reduce(map(dot_general(lhs, rhs)), axes)` bound one primitive at a time.
-fn unfused_dot_reduce(
-    p: &crate::prims::DotReduce,
-    inputs: &[Tensor],
-    source: &'static Location<'static>,
-) -> Tensor {
+fn unfused_dot_reduce(p: &crate::prims::DotReduce, inputs: &[Tensor], source: Source) -> Tensor {
     use crate::prims::{DotMap, UnaryOp};
     let dot = Prim::DotGeneral {
         contracting: p.contracting.clone(),
@@ -201,7 +218,7 @@ fn unfused_dot_reduce(
 }
 
 /// [`bind`] recording exactly `source`, whatever line a library function pinned.
-fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>) -> Vec<Tensor> {
+fn bind_exact(prim: Prim, inputs: &[Tensor], source: Source) -> Vec<Tensor> {
     if matches!(prim, Prim::DebugCallback(_)) && effects_dropped() {
         return Vec::new();
     }
@@ -285,7 +302,7 @@ fn bind_exact(prim: Prim, inputs: &[Tensor], source: &'static Location<'static>)
 /// Runs a primitive's eager kernel. A buffer the system refuses to allocate panics here,
 /// naming the primitive, the bytes and the user's line; inside a compiled call it unwinds
 /// on to the call, which returns it as [`Error::OutOfMemory`](crate::Error::OutOfMemory).
-fn eval_eager(prim: &Prim, arrays: &[Array], source: &'static Location<'static>) -> Vec<Array> {
+fn eval_eager(prim: &Prim, arrays: &[Array], source: Source) -> Vec<Array> {
     if is_quiet() {
         return prim.eval(arrays);
     }
@@ -375,7 +392,7 @@ pub fn trace_avals<A: Tree, O: Tree>(
         open.push(b.id);
         let outvars = out_leaves
             .iter()
-            .map(|o| b.atom(o, &open, "the traced function's output", at))
+            .map(|o| b.atom(o, &open, "the traced function's output", at.into()))
             .collect::<Vec<_>>();
         (b, outvars)
     });

@@ -10,9 +10,9 @@
 //! makes them fail naming it; members at different collectives get an error naming both;
 //! and `OXLA_COLLECTIVE_TIMEOUT` bounds a wait, naming the members that did not come.
 
+use crate::source::Source;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -40,11 +40,7 @@ type Shared = Arc<dyn Any + Send + Sync>;
 
 /// What a member brings to a meeting: the collective it is at (compared between the
 /// members), the user's line that binds it (shown in errors), and its value.
-type Slot = (
-    String,
-    Option<&'static Location<'static>>,
-    Box<dyn Any + Send>,
-);
+type Slot = (String, Option<Source>, Box<dyn Any + Send>);
 
 /// A slot's collective as errors name it: with its line, when known.
 fn shown((what, line, _): &Slot) -> String {
@@ -81,19 +77,19 @@ thread_local! {
     /// The group this thread's member belongs to, and its rank.
     static MEMBER: RefCell<Option<(Arc<Group>, usize)>> = const { RefCell::new(None) };
     /// The user's line of the collective this thread runs.
-    static LINE: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
+    static LINE: Cell<Option<Source>> = const { Cell::new(None) };
 }
 
 /// The user's line of the collective this thread runs, if it is one's kernel.
 #[cfg(feature = "mpi")]
-pub(crate) fn current_line() -> Option<&'static Location<'static>> {
+pub(crate) fn current_line() -> Option<Source> {
     LINE.with(Cell::get)
 }
 
 /// Runs `f`, a collective's kernel, with `line` as the user's line that bound it: errors
 /// of its meeting name it.
-pub(crate) fn at_line<R>(line: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<&'static Location<'static>>);
+pub(crate) fn at_line<R>(line: Source, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Source>);
     impl Drop for Restore {
         fn drop(&mut self) {
             LINE.with(|l| l.set(self.0));

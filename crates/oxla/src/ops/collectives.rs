@@ -49,7 +49,7 @@ impl AxisNames {
     /// The size of the product axis, every name checked to be bound.
     #[track_caller]
     fn size(&self, what: &str) -> usize {
-        let at = Location::caller();
+        let at = crate::source::Source::caller();
         self.0
             .iter()
             .map(|n| axis_env::axis_size(n, what, at))

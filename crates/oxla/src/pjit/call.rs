@@ -4,6 +4,7 @@
 //! compiled programs, each compiled once. Inside a program being compiled a call is
 //! inlined ([`ControlFlow::call_body`]).
 
+use crate::source::Source;
 use std::panic::Location;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -346,7 +347,7 @@ impl ControlFlow for JitCall {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        _src: &'static Location<'static>,
+        _src: Source,
     ) -> Vec<Option<Tensor>> {
         match self.linearize(ins, active) {
             Some((_, pullback)) => pullback(cts),

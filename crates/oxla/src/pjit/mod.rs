@@ -201,12 +201,9 @@ impl<A: Tree, O: Tree, F: Fn(A) -> O> Jit<F, A, O> {
             .filter(|&k| k < map.chunk && a.peak_bytes <= limit);
         k.map(|k| {
             let advice = format!(
-                "; the chunked map at {}:{}:{} fits in chunks of {k} \
+                "; the chunked map at {source} fits in chunks of {k} \
                  (vmap(..).chunk_size({k}) or lax::map(..).batch_size({k})): \
                  planned so, the call needs {}",
-                source.file(),
-                source.line(),
-                source.column(),
                 crate::memory::format_bytes(a.peak_bytes)
             );
             (k, advice)

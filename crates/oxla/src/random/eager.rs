@@ -3,8 +3,8 @@
 //! the conversion to floats and the transformation in one pass, no bits stored), compiled
 //! once per sampler, shape, dtype and bounds.
 
+use crate::source::Source;
 use std::collections::HashMap;
-use std::panic::Location;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::array::DType;
@@ -14,14 +14,7 @@ use crate::core::Tensor;
 /// What an eager draw's program is specific to: the sampler, the shape, the dtype, the
 /// bounds' bits, the x64 switch, and the user's line its equations are recorded at (which
 /// its memory plan names).
-type Draw = (
-    &'static str,
-    Vec<usize>,
-    DType,
-    Vec<u64>,
-    bool,
-    &'static Location<'static>,
-);
+type Draw = (&'static str, Vec<usize>, DType, Vec<u64>, bool, Source);
 
 /// Programs kept at most; past this the cache starts again.
 const KEPT: usize = 256;
@@ -53,7 +46,7 @@ pub(super) fn compiled(
         return None;
     }
     super::check_key(key);
-    let at = Location::caller();
+    let at = crate::core::current_line();
     let id: Draw = (
         sampler,
         shape.to_vec(),

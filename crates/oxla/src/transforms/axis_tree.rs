@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::core::tree::TreeDef;
+use crate::source::Source;
 
 /// A tree of axes matching (a prefix of) a tree of arguments or outputs: `Some(axis)` maps
 /// over that axis (negative counts from the end), `None` passes the value unmapped.
@@ -126,7 +127,7 @@ impl AxisTree {
         def: &TreeDef,
         who: &str,
         what: &str,
-        at: &std::panic::Location,
+        at: Source,
     ) -> Vec<Option<isize>> {
         let mut out = Vec::with_capacity(def.num_leaves());
         if let Err(why) = self.expand(def, &mut out) {
@@ -143,7 +144,7 @@ impl AxisTree {
         def: &TreeDef,
         leaves: &[crate::core::Tensor],
         who: &str,
-        at: &std::panic::Location,
+        at: Source,
     ) -> Vec<Option<usize>> {
         self.per_leaf(def, who, "in_axes", at)
             .into_iter()

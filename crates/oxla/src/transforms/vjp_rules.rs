@@ -12,6 +12,7 @@ use crate::core::{bind, Prim, Tensor};
 use crate::numpy::scalar_tensor;
 use crate::ops as lax;
 use crate::prims::{BinaryOp, ReduceOp, ScatterDims, ScatterOp, UnaryOp};
+use crate::source::Source;
 
 pub(crate) type Cotangents = Vec<Option<Tensor>>;
 
@@ -158,7 +159,7 @@ pub(crate) fn vjp(
     outs: &[Tensor],
     cts: &[Option<Tensor>],
     active: &[bool],
-    src: &'static std::panic::Location<'static>,
+    src: Source,
 ) -> Cotangents {
     // Any output of a loop may carry a cotangent, not only the first.
     if let Prim::Control(c) = prim {

@@ -5,7 +5,7 @@
 //! eagerly that computes the batched result; inside `make_jaxpr`, another transform or an
 //! outer `vmap`, it stages the batched equations, each keeping the user's source line.
 
-use std::panic::Location;
+use crate::source::Source;
 
 pub use super::axis_tree::AxisTree;
 use super::batching::{batch_jaxpr, moveaxis};
@@ -151,7 +151,7 @@ impl<F, B> Vmap<F, B> {
         if k == 0 {
             panic!(
                 "vmap: chunk_size must be positive, got 0\n  at {}",
-                Location::caller()
+                crate::core::current_line()
             );
         }
         self.chunk = Some(k);
@@ -203,12 +203,7 @@ impl<F, B> Vmap<F, B> {
     /// Mistakes in the axes (out of range, sizes that disagree, trees that do not match, a
     /// mapped output with `out_axes` `None`) panic at trace time naming the argument, the
     /// sizes and the user's line `at`.
-    fn run<A: Tree, O: Tree>(
-        &self,
-        args: A,
-        budget: Option<usize>,
-        at: &'static Location<'static>,
-    ) -> Result<O>
+    fn run<A: Tree, O: Tree>(&self, args: A, budget: Option<usize>, at: Source) -> Result<O>
     where
         F: Fn(A) -> O,
     {
@@ -249,11 +244,7 @@ impl<F, B> Vmap<F, B> {
 
     /// `f` traced for one example of `args` (with this vmap's axis name bound to the mapped
     /// size), with the arguments' leaves, their mapped axes and the size.
-    pub(crate) fn traced<A: Tree, O: Tree>(
-        &self,
-        args: &A,
-        at: &'static Location<'static>,
-    ) -> Traced<O>
+    pub(crate) fn traced<A: Tree, O: Tree>(&self, args: &A, at: Source) -> Traced<O>
     where
         F: Fn(A) -> O,
     {
@@ -289,7 +280,7 @@ impl<F, B> Vmap<F, B> {
     }
 
     /// The mapped axis size: agreed by every mapped argument, or `axis_size`.
-    fn size(&self, leaves: &[Tensor], axes: &[Option<usize>], at: &Location) -> usize {
+    fn size(&self, leaves: &[Tensor], axes: &[Option<usize>], at: Source) -> usize {
         let sizes: Vec<(usize, usize, usize)> = leaves
             .iter()
             .zip(axes)
@@ -335,10 +326,10 @@ impl<F> Vmap<F> {
     where
         F: Fn(A) -> O,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
-    fn call_at<A: Tree, O: Tree>(&self, args: A, at: &'static Location<'static>) -> O
+    fn call_at<A: Tree, O: Tree>(&self, args: A, at: Source) -> O
     where
         F: Fn(A) -> O,
     {
@@ -354,7 +345,7 @@ impl<F> Vmap<F> {
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 }
@@ -368,7 +359,7 @@ impl<F> Vmap<F, Budget> {
     where
         F: Fn(A) -> O,
     {
-        self.run(args, Some(self.budget.0), Location::caller())
+        self.run(args, Some(self.budget.0), crate::core::current_line())
     }
 
     /// The budgeted function as a function returning a `Result`, to pass on.
@@ -377,7 +368,7 @@ impl<F> Vmap<F, Budget> {
     where
         F: Fn(A) -> O,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.run(args, Some(self.budget.0), at)
     }
 }
@@ -390,7 +381,7 @@ pub(crate) fn check_out_axis(
     d: Option<usize>,
     axis: Option<isize>,
     i: usize,
-    at: &'static Location<'static>,
+    at: Source,
 ) {
     match (axis, d) {
         (None, Some(d)) => {

@@ -1,7 +1,7 @@
 //! `vmap(f).chunk_size(k)` and `vmap(f).memory_budget(bytes)`: the batched function run
 //! over chunks of the mapped axis, staged as one chunked map (`super::chunked`).
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::batching::{batch_jaxpr, moveaxis};
 use super::vmap::{check_out_axis, place_output, Vmap};
@@ -11,11 +11,7 @@ use crate::error::Result;
 impl<F, B> Vmap<F, B> {
     /// Panics, naming the collective's line and the user's call `at`, when `cj` holds a
     /// collective over this vmap's axis: a chunk does not hold the whole axis it needs.
-    pub(crate) fn refuse_chunked_collective(
-        &self,
-        cj: &ClosedJaxpr,
-        at: &'static Location<'static>,
-    ) {
+    pub(crate) fn refuse_chunked_collective(&self, cj: &ClosedJaxpr, at: Source) {
         let Some(name) = self.axis_name else { return };
         if let Some(e) = cj.jaxpr.eqns.iter().find(|e| e.prim.names_axis(name)) {
             panic!(
@@ -40,7 +36,7 @@ impl<F, B> Vmap<F, B> {
         n: usize,
         out_axes: &[Option<isize>],
         budget: Option<usize>,
-        at: &'static Location<'static>,
+        at: Source,
     ) -> Result<Vec<Tensor>> {
         let operands: Vec<Tensor> = leaves
             .iter()
@@ -83,7 +79,7 @@ impl<F, B> Vmap<F, B> {
         operands: &'a [Tensor],
         mapped: &'a [bool],
         out_axes: &'a [Option<isize>],
-        at: &'static Location<'static>,
+        at: Source,
     ) -> impl Fn(usize) -> ClosedJaxpr + 'a {
         move |c: usize| {
             let avals: Vec<Aval> = operands.iter().map(Tensor::aval).collect();

@@ -156,6 +156,63 @@ fn shard_map_blocks() {
     assert!(msg.contains("does not divide evenly"), "{msg}");
 }
 
+/// `out_specs(None)` on a result that varies over the axis is refused (JAX's `check_vma`),
+/// unless the check is off; results made the same by a collective, or from whole
+/// arguments, pass, also through a nested `jit`.
+#[test]
+fn shard_map_refuses_a_varying_result_said_to_be_the_same() {
+    devices();
+    let x = jnp::arange(12.0);
+    let same = |f: fn(T) -> T, check: bool| -> T {
+        shard_map(f)
+            .axis_name("i")
+            .devices(2)
+            .out_specs(None::<i32>)
+            .check_vma(check)
+            .call(x.clone())
+    };
+    for varying in [
+        (|b: T| b.sum(None)) as fn(T) -> T,
+        |b: T| lax::axis_index("i").astype(oxla::DType::F32) + b.sum(None) * 0.0,
+        |b: T| lax::ppermute(&b.sum(None), "i", &[(0, 1), (1, 0)]),
+    ] {
+        let msg = panics::message(|| {
+            same(varying, true);
+        });
+        assert!(
+            msg.contains("varies over the axis") && msg.contains("pmap.rs"),
+            "{msg}"
+        );
+    }
+    // Unchecked: device 0's block sum.
+    assert_eq!(same(|b: T| b.sum(None), false).item(), 15.0);
+    let psum_twice = |b: T| {
+        jit(|b: T| lax::psum(&b.sum(None), "i"))
+            .call(b)
+            .expect("runs")
+            * 2.0
+    };
+    for (reduced, want) in [
+        ((|b: T| lax::pmax(&b.max(None), "i")) as fn(T) -> T, 11.0),
+        // An untiled all_gather of one scalar per device, stacked.
+        (
+            |b: T| lax::all_gather(&b.sum(None), "i", 0, false).sum(None),
+            66.0,
+        ),
+        (psum_twice, 132.0),
+    ] {
+        assert_eq!(same(reduced, true).item(), want);
+    }
+    // A whole argument is the same on every device.
+    let whole: (T, T) = shard_map(|(b, w): (T, T)| (b * 2.0, w.sum(None)))
+        .axis_name("i")
+        .devices(2)
+        .in_specs((0, None::<i32>))
+        .out_specs((0, None::<i32>))
+        .call((x.clone(), x.clone()));
+    assert_eq!(whole.1.item(), 66.0);
+}
+
 #[test]
 fn a_mapped_size_past_the_device_count_panics() {
     devices();

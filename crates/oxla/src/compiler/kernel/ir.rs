@@ -1,7 +1,7 @@
 //! The kernel IR: a loop nest of typed nodes, each an index computation, a load, or an
 //! elementwise primitive of other nodes, evaluated per point of the loops it depends on.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use smallvec::SmallVec;
 
@@ -121,7 +121,7 @@ pub(crate) struct Kernel {
     /// The equations fused into the kernel, by index.
     pub(crate) eqns: Vec<usize>,
     /// The root equation's source line.
-    pub(crate) source: &'static Location<'static>,
+    pub(crate) source: Source,
     /// The kernel's schedule, worked out when its program is compiled.
     pub(crate) prepared: std::sync::OnceLock<super::Prepared>,
     /// An elementwise operation applied to the reduction's result before it is stored

@@ -2,7 +2,7 @@
 //! working memory, and its batching, forward- and reverse-mode rules, each of which
 //! transforms the body and stages a new scan.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::{stage, ScanSpec};
 use crate::array::Array;
@@ -288,7 +288,7 @@ impl ControlFlow for ScanSpec {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        _src: &'static Location<'static>,
+        _src: Source,
     ) -> Vec<Option<Tensor>> {
         self.vjp_rule(ins, cts, active)
     }

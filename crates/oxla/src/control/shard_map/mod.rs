@@ -15,7 +15,9 @@
 
 mod rules;
 mod run;
+pub(crate) mod vma;
 
+use crate::source::Source;
 use std::sync::{Arc, OnceLock};
 
 use crate::array::{Array, Aval};
@@ -207,12 +209,7 @@ impl ShardMapSpec {
 
 impl ShardMapSpec {
     /// The plan of the device at `position` in `rows`, numbered `device` along the axis.
-    fn plan_of(
-        &self,
-        position: usize,
-        device: usize,
-        source: &'static std::panic::Location<'static>,
-    ) -> DevicePlan {
+    fn plan_of(&self, position: usize, device: usize, source: Source) -> DevicePlan {
         let b = self.body_of(position);
         let plan = Self::compiled(b).analysis();
         let ins = b.jaxpr.jaxpr.in_avals();
@@ -236,7 +233,7 @@ impl ShardMapSpec {
     /// The plans an eager call checks against the limit on each device: every device's
     /// when the map spans the processes whole (each can plan them all, so all refuse
     /// alike before any starts), else this process's.
-    fn checked_plans(&self, source: &'static std::panic::Location<'static>) -> Vec<DevicePlan> {
+    fn checked_plans(&self, source: Source) -> Vec<DevicePlan> {
         match self.span.whole {
             true => (0..self.rows.len())
                 .map(|g| self.plan_of(g, g, source))
@@ -363,7 +360,7 @@ impl ControlFlow for ShardMapSpec {
         (total, best.1)
     }
 
-    fn device_plans(&self, source: &'static std::panic::Location<'static>) -> Vec<DevicePlan> {
+    fn device_plans(&self, source: Source) -> Vec<DevicePlan> {
         // Across processes, the devices of the earlier ranks come first.
         let first = match self.span.processes {
             1 => 0,
@@ -397,7 +394,7 @@ impl ControlFlow for ShardMapSpec {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        _src: &'static std::panic::Location<'static>,
+        _src: Source,
     ) -> Vec<Option<Tensor>> {
         rules::vjp(self, ins, cts, active)
     }

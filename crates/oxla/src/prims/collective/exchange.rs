@@ -290,7 +290,9 @@ fn all_gather(
         // gathered dimension (which the shape rule checked against the sizes).
         let cut = |a: &Array| {
             let mut s = a.shape().to_vec();
-            s.remove(dimension.min(s.len().saturating_sub(1)));
+            if !s.is_empty() {
+                s.remove(dimension.min(s.len() - 1));
+            }
             (a.ndim(), s)
         };
         assert!(

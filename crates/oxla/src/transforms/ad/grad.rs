@@ -1,7 +1,7 @@
 //! The gradient transforms [`grad`] and [`value_and_grad`], their options ([`Argnums`],
 //! [`Grad::has_aux`]) and how a gradient's leaves are rebuilt into the caller's type.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::replay::Forward;
 use crate::core::tree::{Args, Tree, TreeDef};
@@ -79,7 +79,7 @@ impl Argnums {
         def: &TreeDef,
         leaves: &[Tensor],
         what: &str,
-        at: &'static Location<'static>,
+        at: Source,
     ) -> (Vec<bool>, TreeDef) {
         let args: Vec<TreeDef> = match def {
             TreeDef::Tuple(c) => c.clone(),
@@ -223,7 +223,7 @@ impl<F, S> Grad<F, S> {
         &self,
         args: &A,
         what: &str,
-        at: &'static Location<'static>,
+        at: Source,
     ) -> (O, Vec<Tensor>, TreeDef)
     where
         F: Fn(A) -> O,
@@ -267,10 +267,10 @@ impl<F, S> Grad<F, S> {
         F: Fn(A) -> Tensor,
         S: Selection<A, G>,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
-    fn call_at<A: Tree, G: Tree>(&self, args: A, at: &'static Location<'static>) -> G
+    fn call_at<A: Tree, G: Tree>(&self, args: A, at: Source) -> G
     where
         F: Fn(A) -> Tensor,
         S: Selection<A, G>,
@@ -287,7 +287,7 @@ impl<F, S> Grad<F, S> {
         F: Fn(A) -> Tensor,
         S: Selection<A, G>,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 }
@@ -310,10 +310,10 @@ impl<F, S> ValueAndGrad<F, S> {
         F: Fn(A) -> Tensor,
         S: Selection<A, G>,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
-    fn call_at<A: Tree, G: Tree>(&self, args: A, at: &'static Location<'static>) -> (Tensor, G)
+    fn call_at<A: Tree, G: Tree>(&self, args: A, at: Source) -> (Tensor, G)
     where
         F: Fn(A) -> Tensor,
         S: Selection<A, G>,
@@ -329,7 +329,7 @@ impl<F, S> ValueAndGrad<F, S> {
         F: Fn(A) -> Tensor,
         S: Selection<A, G>,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 }
@@ -342,10 +342,10 @@ impl<F, S> WithAux<Grad<F, S>> {
         F: Fn(A) -> (Tensor, X),
         S: Selection<A, G>,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
-    fn call_at<A: Tree, X: Tree, G: Tree>(&self, args: A, at: &'static Location<'static>) -> (G, X)
+    fn call_at<A: Tree, X: Tree, G: Tree>(&self, args: A, at: Source) -> (G, X)
     where
         F: Fn(A) -> (Tensor, X),
         S: Selection<A, G>,
@@ -361,7 +361,7 @@ impl<F, S> WithAux<Grad<F, S>> {
         F: Fn(A) -> (Tensor, X),
         S: Selection<A, G>,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 }
@@ -374,14 +374,10 @@ impl<F, S> WithAux<ValueAndGrad<F, S>> {
         F: Fn(A) -> (Tensor, X),
         S: Selection<A, G>,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
-    fn call_at<A: Tree, X: Tree, G: Tree>(
-        &self,
-        args: A,
-        at: &'static Location<'static>,
-    ) -> ((Tensor, X), G)
+    fn call_at<A: Tree, X: Tree, G: Tree>(&self, args: A, at: Source) -> ((Tensor, X), G)
     where
         F: Fn(A) -> (Tensor, X),
         S: Selection<A, G>,
@@ -400,18 +396,14 @@ impl<F, S> WithAux<ValueAndGrad<F, S>> {
         F: Fn(A) -> (Tensor, X),
         S: Selection<A, G>,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 }
 
 /// A tree of type `G` from derivative leaves, panicking (naming the user's line `at`) if
 /// `G` cannot have structure `def`.
-pub(super) fn build<G: Tree>(
-    def: &TreeDef,
-    leaves: Vec<Tensor>,
-    at: &'static Location<'static>,
-) -> G {
+pub(super) fn build<G: Tree>(def: &TreeDef, leaves: Vec<Tensor>, at: Source) -> G {
     G::from_def(def, &mut leaves.into_iter()).unwrap_or_else(|| {
         panic!(
             "grad: the gradient has structure {def}, which the requested result type \

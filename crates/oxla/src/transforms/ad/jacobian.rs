@@ -3,8 +3,8 @@
 //! direction, split into one block per (output leaf, input leaf) and nested as JAX nests
 //! them: the output's tree, each leaf holding the differentiated arguments' tree.
 
+use crate::source::Source;
 use std::cell::RefCell;
-use std::panic::Location;
 
 use super::directional::{jvp, vjp};
 use super::grad::{build, Argnums, First, Selection};
@@ -130,7 +130,7 @@ impl<F, S> Hessian<F, S> {
         F: Fn(A) -> O,
         S: HessianSelection<A, O, H>,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
     /// The Hessian as a function, to pass to another transform.
@@ -140,11 +140,11 @@ impl<F, S> Hessian<F, S> {
         F: Fn(A) -> O + Clone,
         S: HessianSelection<A, O, H> + Clone,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 
-    fn call_at<A: Tree, O: Tree, H: Tree>(&self, args: A, at: &'static Location<'static>) -> H
+    fn call_at<A: Tree, O: Tree, H: Tree>(&self, args: A, at: Source) -> H
     where
         F: Fn(A) -> O,
         S: HessianSelection<A, O, H>,
@@ -231,7 +231,7 @@ impl<F, S> Jacobian<F, S> {
         F: Fn(A) -> O,
         S: JacobianSelection<A, O, J>,
     {
-        self.call_at(args, Location::caller())
+        self.call_at(args, crate::core::current_line())
     }
 
     /// The Jacobian as a function, to pass to another transform. Its mistakes panic naming
@@ -242,11 +242,11 @@ impl<F, S> Jacobian<F, S> {
         F: Fn(A) -> O + Clone,
         S: JacobianSelection<A, O, J> + Clone,
     {
-        let at = Location::caller();
+        let at = crate::core::current_line();
         move |args| self.call_at(args, at)
     }
 
-    fn call_at<A: Tree, O: Tree, J: Tree>(&self, args: A, at: &'static Location<'static>) -> J
+    fn call_at<A: Tree, O: Tree, J: Tree>(&self, args: A, at: Source) -> J
     where
         F: Fn(A) -> O,
         S: JacobianSelection<A, O, J>,
@@ -258,12 +258,7 @@ impl<F, S> Jacobian<F, S> {
     }
 
     /// The Jacobian (or Hessian) of `f` at `args` with respect to `argnums`, as a `J`.
-    fn jacobian<A: Tree, O: Tree, J: Tree>(
-        &self,
-        args: A,
-        argnums: Argnums,
-        at: &'static Location<'static>,
-    ) -> J
+    fn jacobian<A: Tree, O: Tree, J: Tree>(&self, args: A, argnums: Argnums, at: Source) -> J
     where
         F: Fn(A) -> O,
     {
@@ -343,7 +338,7 @@ fn reverse_blocks(
     f: &dyn Fn(Vec<Tensor>) -> Vec<Tensor>,
     xs: &[Tensor],
     what: &str,
-    at: &'static Location<'static>,
+    at: Source,
 ) -> Vec<Tensor> {
     let (ys, pullback) = vjp(f, xs.to_vec());
     if let Some(y) = ys.iter().find(|y| !y.dtype().is_float()) {

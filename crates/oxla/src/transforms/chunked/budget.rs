@@ -2,7 +2,7 @@
 //! (`vmap(f).memory_budget(bytes)`), and the budget an out-of-memory error's advice plans a
 //! chunked map under.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::TraceBody;
 use crate::compiler::Executable;
@@ -39,7 +39,7 @@ pub(crate) fn chunk_for_budget(
     mapped: &[bool],
     length: usize,
     budget: usize,
-    at: &'static Location<'static>,
+    at: Source,
     trace: &TraceBody,
 ) -> Result<usize> {
     let footprint = |c: usize| {

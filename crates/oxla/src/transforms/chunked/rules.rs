@@ -2,7 +2,7 @@
 //! working memory and chunk plan, and its batching, forward- and reverse-mode rules, each
 //! of which transforms the body and stages a new map.
 
-use std::panic::Location;
+use crate::source::Source;
 
 use super::{chunk_avals, progress_bar, MapSpec};
 use crate::array::{aval_of, Array, Buffer};
@@ -17,7 +17,7 @@ impl ControlFlow for MapSpec {
         "chunked_map"
     }
 
-    fn chunk_plan(&self, source: &'static Location<'static>) -> Option<ChunkPlan> {
+    fn chunk_plan(&self, source: Source) -> Option<ChunkPlan> {
         Some(ChunkPlan {
             length: self.length,
             chunk: self.chunk,
@@ -249,7 +249,7 @@ impl ControlFlow for MapSpec {
         ins: &[Tensor],
         cts: &[Option<Tensor>],
         active: &[bool],
-        _src: &'static Location<'static>,
+        _src: Source,
     ) -> Vec<Option<Tensor>> {
         let with_ct: Vec<usize> = (0..cts.len()).filter(|&j| cts[j].is_some()).collect();
         let act: Vec<usize> = (0..ins.len())
