@@ -48,6 +48,12 @@ pub(crate) fn install_panic_hook() {
     }));
 }
 
+/// Whether this thread is inside a call from Python into oxla (a [`guard`]): threads oxla
+/// starts (devices, workers) are not, and never ask Python anything.
+pub(crate) fn called_from_python() -> bool {
+    GUARDED.with(Cell::get) > 0
+}
+
 /// Runs `f`, turning a panic into the Python exception it stands for.
 pub(crate) fn guard<R>(f: impl FnOnce() -> PyResult<R>) -> PyResult<R> {
     struct Leave;

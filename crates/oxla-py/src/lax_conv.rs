@@ -16,6 +16,7 @@ use crate::convert::tensor;
 use crate::convert::{dtype_arg, Arg};
 use crate::errors::guard;
 use crate::lax_ops::unsupported;
+use crate::linalg::only_defaults;
 
 /// A `padding` argument: a padding type's name or one `(low, high)` pair per dimension.
 fn padding_of(p: &Bound<'_, PyAny>) -> PyResult<Padding> {
@@ -269,42 +270,41 @@ fn reduce_window(
     })
 }
 
-/// `jnp.convolve(a, v, mode="full", *, precision=None, preferred_element_type=None)`: the
-/// discrete convolution of two one-dimensional arrays (`mode` `"full"`, `"same"` or
-/// `"valid"`).
-#[pyfunction]
-#[pyo3(signature = (a, v, mode="full", *, precision=None, preferred_element_type=None))]
-fn convolve(
-    a: Arg,
-    v: Arg,
-    mode: &str,
-    precision: Option<&Bound<'_, PyAny>>,
-    preferred_element_type: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Array> {
-    let _ = precision;
-    if preferred_element_type.is_some_and(|p| !p.is_none()) {
-        return Err(unsupported("convolve's preferred_element_type"));
-    }
-    guard(|| Ok(Array(jnp::convolve(a.operand(), v.operand(), mode))))
+/// `jnp.NAME(a, v, mode=DEFAULT, *, precision=None, preferred_element_type=None)` for the
+/// products of two one-dimensional arrays that differ only in the function and the mode.
+macro_rules! one_d_product {
+    ($(#[$doc:meta])* $name:ident, $mode:literal) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (a, v, mode=$mode, *, precision=None, preferred_element_type=None))]
+        fn $name(
+            a: Arg,
+            v: Arg,
+            mode: &str,
+            precision: Option<&Bound<'_, PyAny>>,
+            preferred_element_type: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Array> {
+            let _ = precision;
+            only_defaults(
+                stringify!($name),
+                &[("preferred_element_type", preferred_element_type)],
+            )?;
+            guard(|| Ok(Array(jnp::$name(a.operand(), v.operand(), mode))))
+        }
+    };
 }
 
-/// `jnp.correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None)`:
-/// the cross-correlation of two one-dimensional arrays.
-#[pyfunction]
-#[pyo3(signature = (a, v, mode="valid", *, precision=None, preferred_element_type=None))]
-fn correlate(
-    a: Arg,
-    v: Arg,
-    mode: &str,
-    precision: Option<&Bound<'_, PyAny>>,
-    preferred_element_type: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Array> {
-    let _ = precision;
-    if preferred_element_type.is_some_and(|p| !p.is_none()) {
-        return Err(unsupported("correlate's preferred_element_type"));
-    }
-    guard(|| Ok(Array(jnp::correlate(a.operand(), v.operand(), mode))))
-}
+one_d_product!(
+    /// `jnp.convolve`: the discrete convolution of two one-dimensional arrays (`mode`
+    /// `"full"`, `"same"` or `"valid"`).
+    convolve,
+    "full"
+);
+one_d_product!(
+    /// `jnp.correlate`: the cross-correlation of two one-dimensional arrays.
+    correlate,
+    "valid"
+);
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv_general_dilated, m)?)?;

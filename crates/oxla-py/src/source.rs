@@ -28,8 +28,13 @@ pub(crate) fn user_frame(py: Python<'_>) -> PyResult<Option<(String, u32)>> {
 }
 
 /// The hook oxla calls for each equation traced: the user's Python line, where the
-/// running code has one.
+/// running code has one. Only on a thread inside a call from Python: a thread oxla
+/// started (a device's) asks nothing, so it never waits for the interpreter while the
+/// Python thread waits for it.
 fn python_line() -> Option<oxla::Source> {
+    if !crate::errors::called_from_python() {
+        return None;
+    }
     Python::with_gil(|py| {
         let (file, line) = user_frame(py).ok().flatten()?;
         Some(oxla::Source::named(&file, line))

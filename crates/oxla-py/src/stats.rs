@@ -222,34 +222,38 @@ fn corrcoef(
     guard(|| Ok(Array(jnp::corrcoef(x, y.as_ref(), rowvar))))
 }
 
-/// `jnp.cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False)`: running
-/// sums along `axis` (`None` for a vector), a leading 0 on request.
-#[pyfunction]
-#[pyo3(signature = (x, /, *, axis=None, dtype=None, include_initial=false))]
-fn cumulative_sum(
-    py: Python<'_>,
-    x: Arg,
-    axis: Option<isize>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    include_initial: bool,
-) -> PyResult<Array> {
-    let x = with_dtype(py, &x, dtype)?;
-    guard(|| Ok(Array(jnp::cumulative_sum(x, axis, include_initial))))
+/// `cumulative_sum`, `cumulative_prod`: running sums or products along `axis` (`None`
+/// for a vector), led by the identity on request.
+#[pyclass(frozen, module = "oxla.numpy")]
+struct Cumulative {
+    #[pyo3(get)]
+    __name__: &'static str,
+    f: Running,
 }
 
-/// `jnp.cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False)`: running
-/// products along `axis` (`None` for a vector), a leading 1 on request.
-#[pyfunction]
-#[pyo3(signature = (x, /, *, axis=None, dtype=None, include_initial=false))]
-fn cumulative_prod(
-    py: Python<'_>,
-    x: Arg,
-    axis: Option<isize>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    include_initial: bool,
-) -> PyResult<Array> {
-    let x = with_dtype(py, &x, dtype)?;
-    guard(|| Ok(Array(jnp::cumulative_prod(x, axis, include_initial))))
+/// A running reduction: the operand, its axis, whether the identity leads.
+type Running = fn(Operand, Option<isize>, bool) -> Tensor;
+
+#[pymethods]
+impl Cumulative {
+    /// JAX's `cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False)`.
+    #[pyo3(signature = (x, /, *, axis=None, dtype=None, include_initial=false))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        x: Arg,
+        axis: Option<isize>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        include_initial: bool,
+    ) -> PyResult<Array> {
+        let x = with_dtype(py, &x, dtype)?;
+        guard(|| Ok(Array((self.f)(x, axis, include_initial))))
+    }
+
+    /// `repr()`: the function's name, as JAX's.
+    fn __repr__(&self) -> String {
+        format!("<function oxla.numpy.{}>", self.__name__)
+    }
 }
 
 /// `size=`, or (when `None`) how many elements of `x` are nonzero, from its concrete
@@ -307,8 +311,13 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_function(wrap_pyfunction!(average, &sub)?)?;
     sub.add_function(wrap_pyfunction!(cov, &sub)?)?;
     sub.add_function(wrap_pyfunction!(corrcoef, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(cumulative_sum, &sub)?)?;
-    sub.add_function(wrap_pyfunction!(cumulative_prod, &sub)?)?;
+    let cumulative: [(&'static str, Running); 2] = [
+        ("cumulative_sum", |x, a, i| jnp::cumulative_sum(x, a, i)),
+        ("cumulative_prod", |x, a, i| jnp::cumulative_prod(x, a, i)),
+    ];
+    for (__name__, f) in cumulative {
+        sub.add(__name__, Bound::new(py, Cumulative { __name__, f })?)?;
+    }
     crate::stats_reduce::add(&sub)?;
     crate::stats_sort::add(&sub)?;
     crate::stats_take::add(&sub)?;

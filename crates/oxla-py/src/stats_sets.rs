@@ -10,7 +10,6 @@ use crate::array::Array;
 use crate::convert::Arg;
 use crate::errors::guard;
 use crate::stats::{refuse, unsupported};
-use crate::transforms::pair;
 
 /// The `size=` of the unique family: as given, or the number of distinct values of `x`
 /// (concrete values, as JAX reads them).
@@ -24,45 +23,41 @@ fn unique_size(x: &Tensor, size: Option<usize>) -> usize {
     })
 }
 
-/// `jnp.unique_values(x, /, *, size=None, fill_value=None)`: the sorted distinct values
-/// of `x`, the first `size` (all, from concrete values, when `None`), padded with `fill_value`
-/// (the smallest value).
-#[pyfunction]
-#[pyo3(signature = (x, /, *, size=None, fill_value=None))]
-fn unique_values(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<Array> {
-    let x = x.operand().into_tensor();
-    guard(|| {
-        let size = unique_size(&x, size);
-        Ok(Array(jnp::unique_values(&x, size, fill_value)))
-    })
+/// `unique_values`, `unique_counts`, `unique_inverse`: the sorted distinct values of `x`,
+/// the first `size` (all, from concrete values, when `None`) padded with `fill_value` (the
+/// smallest value), alone or with how often each occurs or, for each element of `x`, the
+/// position of its value among them.
+#[pyclass(frozen, module = "oxla.numpy")]
+struct UniqueOf {
+    #[pyo3(get)]
+    __name__: &'static str,
+    f: fn(&Tensor, usize, Option<f64>) -> Vec<Tensor>,
 }
 
-/// `jnp.unique_counts(x, /, *, size=None, fill_value=None)`: the sorted distinct values of
-/// `x` and how often each occurs.
-#[pyfunction]
-#[pyo3(signature = (x, /, *, size=None, fill_value=None))]
-fn unique_counts(x: Arg, size: Option<usize>, fill_value: Option<f64>) -> PyResult<(Array, Array)> {
-    let x = x.operand().into_tensor();
-    guard(|| {
-        let size = unique_size(&x, size);
-        Ok(pair(jnp::unique_counts(&x, size, fill_value)))
-    })
-}
+#[pymethods]
+impl UniqueOf {
+    /// JAX's `unique_values(x, /, *, size=None, fill_value=None)`: one array, or a pair.
+    #[pyo3(signature = (x, /, *, size=None, fill_value=None))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        x: Arg,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> PyResult<PyObject> {
+        let x = x.operand().into_tensor();
+        let mut outs = guard(|| Ok((self.f)(&x, unique_size(&x, size), fill_value)))?;
+        if outs.len() == 1 {
+            return Ok(Array(outs.remove(0)).into_pyobject(py)?.into_any().unbind());
+        }
+        let outs: Vec<Array> = outs.into_iter().map(Array).collect();
+        Ok(PyTuple::new(py, outs)?.into_any().unbind())
+    }
 
-/// `jnp.unique_inverse(x, /, *, size=None, fill_value=None)`: the sorted distinct values
-/// of `x` and, for each element of `x`, the position of its value among them.
-#[pyfunction]
-#[pyo3(signature = (x, /, *, size=None, fill_value=None))]
-fn unique_inverse(
-    x: Arg,
-    size: Option<usize>,
-    fill_value: Option<f64>,
-) -> PyResult<(Array, Array)> {
-    let x = x.operand().into_tensor();
-    guard(|| {
-        let size = unique_size(&x, size);
-        Ok(pair(jnp::unique_inverse(&x, size, fill_value)))
-    })
+    /// `repr()`: the function's name, as JAX's.
+    fn __repr__(&self) -> String {
+        format!("<function oxla.numpy.{}>", self.__name__)
+    }
 }
 
 /// `jnp.unique(ar, return_index=False, return_inverse=False, return_counts=False,
@@ -256,9 +251,30 @@ fn setxor1d(
 
 /// Adds this file's functions to the `stats` submodule.
 pub(crate) fn add(sub: &Bound<'_, PyModule>) -> PyResult<()> {
-    sub.add_function(wrap_pyfunction!(unique_values, sub)?)?;
-    sub.add_function(wrap_pyfunction!(unique_counts, sub)?)?;
-    sub.add_function(wrap_pyfunction!(unique_inverse, sub)?)?;
+    let py = sub.py();
+    let family = [
+        UniqueOf {
+            __name__: "unique_values",
+            f: |x, n, fill| vec![jnp::unique_values(x, n, fill)],
+        },
+        UniqueOf {
+            __name__: "unique_counts",
+            f: |x, n, fill| {
+                let (values, counts) = jnp::unique_counts(x, n, fill);
+                vec![values, counts]
+            },
+        },
+        UniqueOf {
+            __name__: "unique_inverse",
+            f: |x, n, fill| {
+                let (values, inverse) = jnp::unique_inverse(x, n, fill);
+                vec![values, inverse]
+            },
+        },
+    ];
+    for f in family {
+        sub.add(f.__name__, Bound::new(py, f)?)?;
+    }
     sub.add_function(wrap_pyfunction!(unique, sub)?)?;
     sub.add_function(wrap_pyfunction!(union1d, sub)?)?;
     sub.add_function(wrap_pyfunction!(intersect1d, sub)?)?;
