@@ -20,6 +20,10 @@ def _run(args, source=None):
 def test_seed000():
     out = _run(["seed000.py", "120", "16"])
     assert "blocked and budgeted agree: True" in out and "memory plan" in out
+    # The plan names the script's own line that makes the largest result.
+    line = next(i for i, text in enumerate((EXAMPLES / "seed000.py").read_text(
+        encoding="utf-8").splitlines(), 1) if "negative L1 distance" in text)
+    assert f"seed000.py:{line}" in out, out
     # The pmap answer hard-codes 100x100 images.
     out = _run(["seed000.py", "40", "100"])
     assert "pmap over 2 devices" in out and "pmap and budgeted agree: True" in out, out
