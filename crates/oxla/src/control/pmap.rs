@@ -12,7 +12,7 @@ use crate::source::Source;
 use super::shard_map::{block_aval, stage_advised, OutSpec, Span};
 use crate::core::axis_env::with_axis;
 use crate::core::tree::Tree;
-use crate::core::{trace_avals, with_line, Aval, ClosedJaxpr, Tensor};
+use crate::core::{trace_avals, with_line, Aval, Tensor};
 use crate::ops as lax;
 use crate::transforms::axis_tree::AxisTree;
 
@@ -348,7 +348,7 @@ impl<F> ShardMap<F> {
                 trace_avals(body, &args, &avals)
             });
             if self.check_vma {
-                check_vma(&cj, &dims, &out_specs, self.axis_name, at);
+                super::shard_map::vma::check(&cj, &dims, &out_specs, self.axis_name, at);
             }
             let outs = stage_advised(
                 self.axis_name,
@@ -366,40 +366,5 @@ impl<F> ShardMap<F> {
             O::from_def(&out_def.expect("traced"), &mut outs.into_iter())
                 .expect("the traced structure")
         })
-    }
-}
-
-/// Panics where a result `out_specs` says is the same on every device varies over `axis`
-/// (see [`ShardMap::check_vma`]); `dims` are the arguments' cut dimensions.
-fn check_vma(
-    body: &ClosedJaxpr,
-    dims: &[Option<usize>],
-    out_specs: &[OutSpec],
-    axis: &str,
-    at: Source,
-) {
-    use crate::control::shard_map::vma::{results, Vary};
-    let ins: Vec<Vary> = dims
-        .iter()
-        .map(|d| {
-            if d.is_some() {
-                Vary::Varies
-            } else {
-                Vary::Same
-            }
-        })
-        .collect();
-    let vary = results(body, &ins, axis);
-    for (k, (s, v)) in out_specs.iter().zip(vary).enumerate() {
-        if matches!(s, OutSpec::Invariant) && v == Vary::Varies {
-            panic!(
-                "shard_map: out_specs P() says result leaf {k} is the same on every device of \
-                 axis '{axis}', but it varies over the axis: it is made from a block of a cut \
-                 argument, axis_index, ppermute, all_to_all or psum_scatter, with no psum, \
-                 pmax, pmin or all_gather over '{axis}' after. Reduce it over the axis, join \
-                 it along a dimension in out_specs, or pass check_vma=False to take device \
-                 0's value\n  at {at}"
-            );
-        }
     }
 }

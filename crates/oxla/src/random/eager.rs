@@ -46,7 +46,7 @@ pub(super) fn compiled(
         return None;
     }
     super::check_key(key);
-    let at = crate::core::current_line();
+    let at = Source::caller();
     let id: Draw = (
         sampler,
         shape.to_vec(),

@@ -11,12 +11,14 @@
 //! `x` varies). A loop or branch whose body names the axis is not looked into: its results
 //! are taken as unknown, and only a result known to vary is refused.
 
+use super::OutSpec;
 use crate::core::{Atom, ClosedJaxpr, Jaxpr, Prim};
 use crate::prims::CollectiveOp;
+use crate::source::Source;
 
 /// Whether a value can differ between the devices of the map's axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Vary {
+enum Vary {
     /// The same on every device.
     Same,
     /// Possibly different on each.
@@ -36,12 +38,8 @@ impl Vary {
     }
 }
 
-/// How each result of `body` varies over the axis `axis`, its inputs varying as `ins`
-/// (its constants are the same on every device).
-pub(crate) fn results(body: &ClosedJaxpr, ins: &[Vary], axis: &str) -> Vec<Vary> {
-    walk(&body.jaxpr, ins, axis)
-}
-
+/// How each result of `j` varies over the axis `axis`, its inputs varying as `ins` (its
+/// constants are the same on every device).
 fn walk(j: &Jaxpr, ins: &[Vary], axis: &str) -> Vec<Vary> {
     let mut env = std::collections::HashMap::new();
     for (v, &d) in j.invars.iter().zip(ins) {
@@ -74,4 +72,38 @@ fn walk(j: &Jaxpr, ins: &[Vary], axis: &str) -> Vec<Vary> {
         }
     }
     j.outvars.iter().map(|a| of(&env, a)).collect()
+}
+
+/// Panics where a result `out_specs` says is the same on every device varies over `axis`
+/// (see [`ShardMap::check_vma`]); `dims` are the arguments' cut dimensions.
+pub(crate) fn check(
+    body: &ClosedJaxpr,
+    dims: &[Option<usize>],
+    out_specs: &[OutSpec],
+    axis: &str,
+    at: Source,
+) {
+    let ins: Vec<Vary> = dims
+        .iter()
+        .map(|d| {
+            if d.is_some() {
+                Vary::Varies
+            } else {
+                Vary::Same
+            }
+        })
+        .collect();
+    let vary = walk(&body.jaxpr, &ins, axis);
+    for (k, (s, v)) in out_specs.iter().zip(vary).enumerate() {
+        if matches!(s, OutSpec::Invariant) && v == Vary::Varies {
+            panic!(
+                "shard_map: out_specs P() says result leaf {k} is the same on every device of \
+                 axis '{axis}', but it varies over the axis: it is made from a block of a cut \
+                 argument, axis_index, ppermute, all_to_all or psum_scatter, with no psum, \
+                 pmax, pmin or all_gather over '{axis}' after. Reduce it over the axis, join \
+                 it along a dimension in out_specs, or pass check_vma=False to take device \
+                 0's value\n  at {at}"
+            );
+        }
+    }
 }
