@@ -4,7 +4,7 @@
 use oxla::{grad, jit, lax, nn, numpy as jnp, random, vmap, Tensor};
 
 use crate::limits::Work;
-use crate::workloads::{seconds, Measure};
+use crate::workloads::{per_call, Measure};
 
 const NHWC: (&str, &str, &str) = ("NHWC", "HWIO", "NHWC");
 
@@ -69,13 +69,8 @@ pub fn cnn_grad(quick: bool) -> Measure {
     let f =
         jit(|a: (Cnn, Tensor, Tensor)| vmap(grad(cnn_loss).as_fn()).in_axes((None, 0, 0)).call(a));
     let first = f.call(data.clone()).expect("compiles");
-    let n = 20;
-    let (s, _) = seconds(|| {
-        for _ in 0..n {
-            f.call(data.clone()).expect("runs");
-        }
-    });
-    Measure::new(s / n as f64, Some(jnp::sum(&first.2, None).item()))
+    let (s, last) = per_call(20, first, || f.call(data.clone()).expect("runs"));
+    Measure::new(s, Some(jnp::sum(&last.2, None).item()))
 }
 
 /// The CNN's per-example gradients: the forward pass's flops (the 3x3 convolutions
@@ -110,11 +105,6 @@ pub fn conv3x3(quick: bool) -> Measure {
     let w = random::normal(&k.index(1), &[3, 3, c, c]) * (1.0 / (9.0 * c as f64).sqrt());
     let f = jit(|(x, w): (Tensor, Tensor)| conv(&x, &w, 1));
     let first = f.call((x.clone(), w.clone())).expect("compiles");
-    let n = 20;
-    let (secs, _) = seconds(|| {
-        for _ in 0..n {
-            f.call((x.clone(), w.clone())).expect("runs");
-        }
-    });
-    Measure::new(secs / n as f64, Some(jnp::sum(&first, None).item()))
+    let (secs, last) = per_call(20, first, || f.call((x.clone(), w.clone())).expect("runs"));
+    Measure::new(secs, Some(jnp::sum(&last, None).item()))
 }

@@ -5,7 +5,7 @@
 use oxla::{grad, jit, numpy as jnp, random, Tensor};
 
 use crate::limits::Work;
-use crate::workloads::{seconds, Measure};
+use crate::workloads::{per_call, seconds, Measure};
 
 /// Layers, width and batch (the same sizes with `--quick`: the program is small).
 pub fn deep_sizes(_quick: bool) -> [usize; 3] {
@@ -52,14 +52,9 @@ pub fn deep_first(_quick: bool) -> Measure {
 pub fn deep_steady(_quick: bool) -> Measure {
     let args = data();
     let g = jit(|a: (Layers, Tensor)| grad(loss).call(a));
-    let out = g.call(args.clone()).expect("compiles");
-    let n = 200;
-    let (s, _) = seconds(|| {
-        for _ in 0..n {
-            g.call(args.clone()).expect("runs");
-        }
-    });
-    Measure::new(s / n as f64, Some(jnp::sum(&out[0].0, None).item()))
+    let first = g.call(args.clone()).expect("compiles");
+    let (s, out) = per_call(200, first, || g.call(args.clone()).expect("runs"));
+    Measure::new(s, Some(jnp::sum(&out[0].0, None).item()))
 }
 
 /// Per layer, a forward product (two flops per weight and example) and two backward

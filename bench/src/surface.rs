@@ -4,7 +4,7 @@
 use oxla::{grad, jit, lax, numpy as jnp, random, Tensor};
 
 use crate::limits::Work;
-use crate::workloads::{seconds, Measure};
+use crate::workloads::{per_call, Measure};
 
 /// The RNN's sizes: steps, batch, input and hidden widths (`quick`: 200 steps).
 pub fn rnn_sizes(quick: bool) -> [usize; 4] {
@@ -39,13 +39,10 @@ pub fn rnn(quick: bool) -> Measure {
     let xs = random::normal(&keys.index(2), &[t, b, d]);
     let g = jit(|(p, xs): (Rnn, Tensor)| grad(rnn_loss).call((p, xs)));
     let first = g.call((params.clone(), xs.clone())).expect("compiles");
-    let n = 10;
-    let (s, _) = seconds(|| {
-        for _ in 0..n {
-            g.call((params.clone(), xs.clone())).expect("runs");
-        }
+    let (s, last) = per_call(10, first, || {
+        g.call((params.clone(), xs.clone())).expect("runs")
     });
-    Measure::new(s / n as f64, Some(jnp::sum(&first.0, None).item()))
+    Measure::new(s, Some(jnp::sum(&last.0, None).item()))
 }
 
 /// The RNN's gradient: per example and step, a forward pass (two flops per weight) and a
@@ -76,16 +73,8 @@ pub fn rfft2(quick: bool) -> Measure {
     let x = random::normal(&random::key(0), &[b, n, n]);
     let f = jit(|x: Tensor| jnp::fft::rfft2(&x, None, [-2, -1], None));
     let first = f.call(x.clone()).expect("compiles");
-    let reps = 10;
-    let (s, _) = seconds(|| {
-        for _ in 0..reps {
-            f.call(x.clone()).expect("runs");
-        }
-    });
-    Measure::new(
-        s / reps as f64,
-        Some(jnp::sum(jnp::real(&first), None).item()),
-    )
+    let (s, last) = per_call(10, first, || f.call(x.clone()).expect("runs"));
+    Measure::new(s, Some(jnp::sum(jnp::real(&last), None).item()))
 }
 
 /// How many 100x100 images of normals the draw rows make: 2000 (20M values, seed 000's
@@ -111,15 +100,8 @@ pub fn normals(jitted: bool, quick: bool) -> Measure {
             random::normal(&key, &shape)
         }
     };
-    draw();
-    let reps = 10;
-    let (s, last) = seconds(|| {
-        let mut last = draw();
-        for _ in 1..reps {
-            last = draw();
-        }
-        last
-    });
+    let first = draw();
+    let (s, last) = per_call(10, first, draw);
     let checksum = last.to_vec::<f32>().iter().map(|&v| v as f64).sum();
-    Measure::new(s / reps as f64, Some(checksum))
+    Measure::new(s, Some(checksum))
 }

@@ -329,13 +329,28 @@ pub fn seconds<O>(f: impl FnOnce() -> O) -> (f64, O) {
     (t.elapsed().as_secs_f64(), o)
 }
 
+/// Times `n` calls of `f` as JAX's scripts run them, `out = f()` then
+/// `for _ in range(n): out = f()`: each result stays alive until the next call has
+/// returned, so a large result needs a second buffer in the first timed call, as in
+/// Python. `first` is the untimed call's result. Returns the seconds per call and the last
+/// result.
+pub fn per_call<O>(n: usize, first: O, mut f: impl FnMut() -> O) -> (f64, O) {
+    let mut out = first;
+    let (s, ()) = seconds(|| {
+        for _ in 0..n {
+            out = f();
+        }
+    });
+    (s / n as f64, out)
+}
+
 fn lattice(variant: usize, quick: bool) -> Measure {
     let n = lattice_n(quick);
     let args = (jnp::arange((n * n * n) as i32), jnp::ones(&[n, n, n, 19]));
     let f = jit(seeds::memory_test_batched(variant));
-    f.call(args.clone()).expect("compiles");
+    let first = f.call(args.clone()).expect("compiles");
     // As JAX's script does: the second call, compiled and warm.
-    let (s, r) = seconds(|| f.call(args).expect("runs"));
+    let (s, r) = per_call(1, first, || f.call(args.clone()).expect("runs"));
     Measure::new(s, Some(r.max(None).item()))
 }
 
@@ -388,8 +403,8 @@ fn affinity(mode: Mode, quick: bool) -> Measure {
             jnp::concatenate(&rows, 0)
         }
     };
-    run();
-    let (s, r) = seconds(run);
+    let first = run();
+    let (s, r) = per_call(1, first, run);
     let corner = r.index((0..4, 0..4)).sum(None).item();
     Measure::new(s, Some(corner))
 }
@@ -428,16 +443,12 @@ fn grads_inside(per_example: bool, batch: usize) -> Measure {
 }
 
 /// The steady time of `step` on the MLP's data: one call first, then twenty timed
-/// together, as JAX's script does.
+/// together, each result alive until the next replaces it, as in JAX's script.
 fn steps(batch: usize, step: impl Fn((seeds::Params, Tensor, Tensor)) -> seeds::Params) -> Measure {
     let data = seeds::mlp_data(batch);
-    step(data.clone());
-    let (s, _) = seconds(|| {
-        for _ in 0..20 {
-            step(data.clone());
-        }
-    });
-    Measure::new(s / 20.0, None)
+    let first = step(data.clone());
+    let (s, _) = per_call(20, first, || step(data.clone()));
+    Measure::new(s, None)
 }
 
 fn tiny((x, y): (Tensor, Tensor)) -> Tensor {
@@ -447,14 +458,11 @@ fn tiny((x, y): (Tensor, Tensor)) -> Tensor {
 fn dispatch() -> Measure {
     let (x, y) = (jnp::ones(&[4]), jnp::ones(&[4]));
     let f = jit(tiny);
-    f.call((x.clone(), y.clone())).expect("compiles");
-    let n = 20_000;
-    let (s, _) = seconds(|| {
-        for _ in 0..n {
-            f.call((x.clone(), y.clone())).expect("runs");
-        }
+    let first = f.call((x.clone(), y.clone())).expect("compiles");
+    let (s, _) = per_call(20_000, first, || {
+        f.call((x.clone(), y.clone())).expect("runs")
     });
-    Measure::new(s / n as f64, None)
+    Measure::new(s, None)
 }
 
 fn first_call() -> Measure {
@@ -482,14 +490,10 @@ fn spd_solve(batch: usize) -> Measure {
         vmap(|(m, v): (Tensor, Tensor)| (jnp::linalg::cholesky(&m), jnp::linalg::solve(&m, &v)))
             .call((m, v))
     });
-    f.call((spd.clone(), b.clone())).expect("compiles");
-    let (s, (l, x)) = seconds(|| {
-        let mut r = None;
-        for _ in 0..10 {
-            r = Some(f.call((spd.clone(), b.clone())).expect("runs"));
-        }
-        r.expect("ten calls")
+    let first = f.call((spd.clone(), b.clone())).expect("compiles");
+    let (s, (l, x)) = per_call(10, first, || {
+        f.call((spd.clone(), b.clone())).expect("runs")
     });
     let checksum = l.sum(None).item() + x.sum(None).item();
-    Measure::new(s / 10.0, Some(checksum))
+    Measure::new(s, Some(checksum))
 }

@@ -101,8 +101,8 @@ fn at_user_line(message: &str) -> String {
     };
     let kept: Vec<&str> = message.lines().filter(|l| !rust_location(l)).collect();
     let kept = kept.join("\n");
-    match Python::with_gil(|py| crate::source::user_frame(py).ok().flatten()) {
-        Some((file, line)) => format!("{kept}\n  at {file}:{line}"),
+    match Python::with_gil(|py| crate::source::user_line(py).ok().flatten()) {
+        Some(line) => format!("{kept}\n  at {line}"),
         None => kept,
     }
 }

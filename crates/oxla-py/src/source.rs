@@ -2,15 +2,39 @@
 //! Python ([`oxla::set_source_hook`]), so that memory plans, `explain` and traced errors
 //! point at the user's `file.py:line` rather than at this crate's bindings.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, MutexGuard};
+
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 
 /// `sys._getframe`, and the `oxla` package's directory.
 static GETFRAME: GILOnceCell<(PyObject, String)> = GILOnceCell::new();
 
+/// What the frames walked so far ran: every equation traced from Python asks for its line,
+/// so a file's verdict and a line's [`oxla::Source`] are found once, not per equation.
+#[derive(Default)]
+struct Seen {
+    /// By the address of a frame's `co_filename` object (held here, so that the address
+    /// stays its own): whether the file is the user's (not oxla's, nor Python's frozen
+    /// import machinery's).
+    files: HashMap<usize, (PyObject, bool)>,
+    /// The lines named so far, by their file object's address and the line.
+    lines: HashMap<(usize, u32), oxla::Source>,
+}
+
+static SEEN: LazyLock<Mutex<Seen>> = LazyLock::new(Mutex::default);
+
+/// [`SEEN`], locked only around a lookup or an insertion: never while Python runs, which
+/// may trace (a finalizer calling oxla) and so come back here.
+fn seen() -> MutexGuard<'static, Seen> {
+    SEEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The file and line of the innermost Python frame outside the `oxla` package (and
 /// outside Python's frozen import machinery): the user's code that called oxla.
-pub(crate) fn user_frame(py: Python<'_>) -> PyResult<Option<(String, u32)>> {
+pub(crate) fn user_line(py: Python<'_>) -> PyResult<Option<oxla::Source>> {
     let (getframe, package) = GETFRAME.get_or_try_init(py, || -> PyResult<_> {
         let package = py.import("oxla")?.getattr("__path__")?.get_item(0)?;
         let getframe = py.import("sys")?.getattr("_getframe")?.unbind();
@@ -18,11 +42,34 @@ pub(crate) fn user_frame(py: Python<'_>) -> PyResult<Option<(String, u32)>> {
     })?;
     let mut frame = getframe.bind(py).call1((0,))?;
     while !frame.is_none() {
-        let file: String = frame.getattr("f_code")?.getattr("co_filename")?.extract()?;
-        if !file.starts_with(package.as_str()) && !file.starts_with("<frozen") {
-            return Ok(Some((file, frame.getattr("f_lineno")?.extract()?)));
+        let file = frame
+            .getattr(intern!(py, "f_code"))?
+            .getattr(intern!(py, "co_filename"))?;
+        let key = file.as_ptr() as usize;
+        let known = seen().files.get(&key).map(|&(_, users)| users);
+        let users = match known {
+            Some(users) => users,
+            None => {
+                let name: String = file.extract()?;
+                let users = !name.starts_with(package.as_str()) && !name.starts_with("<frozen");
+                seen().files.insert(key, (file.clone().unbind(), users));
+                users
+            }
+        };
+        if users {
+            let line: u32 = frame.getattr(intern!(py, "f_lineno"))?.extract()?;
+            let known = seen().lines.get(&(key, line)).copied();
+            let source = match known {
+                Some(s) => s,
+                None => {
+                    let s = oxla::Source::named(&file.extract::<String>()?, line);
+                    seen().lines.insert((key, line), s);
+                    s
+                }
+            };
+            return Ok(Some(source));
         }
-        frame = frame.getattr("f_back")?;
+        frame = frame.getattr(intern!(py, "f_back"))?;
     }
     Ok(None)
 }
@@ -35,10 +82,7 @@ fn python_line() -> Option<oxla::Source> {
     if !crate::errors::called_from_python() {
         return None;
     }
-    Python::with_gil(|py| {
-        let (file, line) = user_frame(py).ok().flatten()?;
-        Some(oxla::Source::named(&file, line))
-    })
+    Python::with_gil(|py| user_line(py).ok().flatten())
 }
 
 /// Makes equations traced from now on record the user's Python line.

@@ -223,6 +223,19 @@ def test_memory_plans_name_the_users_python_line():
     assert f"{__file__}:{here[0]}" in str(e.value), str(e.value)
 
 
+def test_python_lines_of_code_compiled_one_after_another():
+    # The line hook remembers the files it has seen: code compiled, traced and dropped,
+    # then another file's code (perhaps at the same addresses) must name its own file.
+    src = "import oxla.numpy as jnp\n\ndef f(v):\n    w = v * 2.0\n    return jnp.sin(w[:, None] * w[None, :]).sum(axis=0)\n"
+    for name in ("first_model.py", "second_model.py", "first_model.py"):
+        scope = {}
+        exec(compile(src, name, "exec"), scope)
+        for _ in range(2):
+            plan = str(oxla.jit(scope["f"]).lower(jnp.ones(300)).compile().memory_analysis())
+            assert f"{name}:5" in plan and ".rs:" not in plan, plan
+        del scope
+
+
 def test_python_control_flow():
     def f(x, n):
         for _ in range(n):
