@@ -24,6 +24,20 @@ struct Seen {
     lines: HashMap<(usize, u32), oxla::Source>,
 }
 
+/// The most files [`Seen`] keeps: code compiled again and again under names made at run
+/// time makes a new file object each time, and each would be held for good.
+const MOST_FILES: usize = 4096;
+
+impl Seen {
+    /// Records a file's verdict; past [`MOST_FILES`] forgets every file and line first,
+    /// returning them to be dropped once the lock is released.
+    fn remember(&mut self, key: usize, file: PyObject, users: bool) -> Option<Seen> {
+        let forgotten = (self.files.len() >= MOST_FILES).then(|| std::mem::take(self));
+        self.files.insert(key, (file, users));
+        forgotten
+    }
+}
+
 static SEEN: LazyLock<Mutex<Seen>> = LazyLock::new(Mutex::default);
 
 /// [`SEEN`], locked only around a lookup or an insertion: never while Python runs, which
@@ -52,7 +66,9 @@ pub(crate) fn user_line(py: Python<'_>) -> PyResult<Option<oxla::Source>> {
             None => {
                 let name: String = file.extract()?;
                 let users = !name.starts_with(package.as_str()) && !name.starts_with("<frozen");
-                seen().files.insert(key, (file.clone().unbind(), users));
+                let held = file.clone().unbind();
+                let forgotten = seen().remember(key, held, users);
+                drop(forgotten);
                 users
             }
         };
@@ -63,7 +79,11 @@ pub(crate) fn user_line(py: Python<'_>) -> PyResult<Option<oxla::Source>> {
                 Some(s) => s,
                 None => {
                     let s = oxla::Source::named(&file.extract::<String>()?, line);
-                    seen().lines.insert((key, line), s);
+                    let mut held = seen();
+                    // Only while the file is held: its address is then its own.
+                    if held.files.contains_key(&key) {
+                        held.lines.insert((key, line), s);
+                    }
                     s
                 }
             };

@@ -236,6 +236,20 @@ def test_python_lines_of_code_compiled_one_after_another():
         del scope
 
 
+def test_python_lines_past_the_files_the_hook_keeps():
+    # Code compiled under thousands of made-up names: the hook forgets what it has seen
+    # past 4096 files, and names each file's own line before and after.
+    src = "import oxla.numpy as jnp\n\ndef f(v):\n    return jnp.sin(v[:, None] * v[None, :]).sum(axis=0)\n"
+    for i in range(4200):
+        scope = {}
+        exec(compile(src, f"made_{i}.py", "exec"), scope)
+        if i % 1000 == 0 or i >= 4095:
+            plan = str(oxla.jit(scope["f"]).lower(jnp.ones(300)).compile().memory_analysis())
+            assert f"made_{i}.py:4" in plan, plan
+        else:
+            oxla.make_jaxpr(scope["f"])(jnp.ones(3))
+
+
 def test_python_control_flow():
     def f(x, n):
         for _ in range(n):

@@ -14,9 +14,12 @@ pub const ALIGN: usize = 64;
 /// allocation is slow.
 const POOLED: usize = 4096;
 
-/// Buffers of at least this size are aligned to [`HUGE_PAGE`] and backed by transparent huge
-/// pages where the system allows: a fresh 200 MB result then takes a hundred page faults
-/// instead of fifty thousand.
+/// Buffers of at least this size are aligned to [`HUGE_PAGE`], so that where the system
+/// backs memory with transparent huge pages unasked (`enabled=always`) they are whole.
+/// They are not advised (`MADV_HUGEPAGE`): under `defrag=madvise` that makes the first
+/// touch wait for compaction, and in a VM that hands freed memory back to its host, huge
+/// pages came back from the host several times slower than small ones
+/// (`docs/performance.md`, "Huge pages").
 const LARGE: usize = 4 << 20;
 
 /// Freed buffers of at least this size are held for reuse (`held.rs`): a fresh mebibyte
@@ -90,17 +93,6 @@ fn refused(bytes: usize) -> ! {
     }
     panic!("{e}")
 }
-
-/// Asks the kernel to back a large allocation with huge pages (a hint; failure is harmless).
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
-    // SAFETY: `ptr..ptr + bytes` is one allocation of ours, aligned to a huge page; the
-    // advice changes how the kernel backs the pages, never their contents.
-    unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 /// Free buffers kept per size.
 const POOL_DEPTH: usize = 64;
@@ -253,9 +245,6 @@ impl Buffer {
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc(layout) };
         let ptr = NonNull::new(raw).ok_or_else(|| refused_large(bytes, bytes >= HELD_FROM))?;
-        if bytes >= LARGE {
-            advise_huge_pages(raw, bytes);
-        }
         Ok(Buffer {
             ptr,
             bytes,
