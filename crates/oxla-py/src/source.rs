@@ -59,39 +59,42 @@ pub(crate) fn user_line(py: Python<'_>) -> PyResult<Option<oxla::Source>> {
         let file = frame
             .getattr(intern!(py, "f_code"))?
             .getattr(intern!(py, "co_filename"))?;
-        let key = file.as_ptr() as usize;
-        let known = seen().files.get(&key).map(|&(_, users)| users);
-        let users = match known {
-            Some(users) => users,
-            None => {
-                let name: String = file.extract()?;
-                let users = !name.starts_with(package.as_str()) && !name.starts_with("<frozen");
-                let held = file.clone().unbind();
-                let forgotten = seen().remember(key, held, users);
-                drop(forgotten);
-                users
-            }
-        };
-        if users {
+        if users_file(&file, package)? {
             let line: u32 = frame.getattr(intern!(py, "f_lineno"))?.extract()?;
-            let known = seen().lines.get(&(key, line)).copied();
-            let source = match known {
-                Some(s) => s,
-                None => {
-                    let s = oxla::Source::named(&file.extract::<String>()?, line);
-                    let mut held = seen();
-                    // Only while the file is held: its address is then its own.
-                    if held.files.contains_key(&key) {
-                        held.lines.insert((key, line), s);
-                    }
-                    s
-                }
-            };
-            return Ok(Some(source));
+            return Ok(Some(named(&file, line)?));
         }
         frame = frame.getattr(intern!(py, "f_back"))?;
     }
     Ok(None)
+}
+
+/// Whether `file` (a frame's `co_filename`) is the user's: outside the `package`
+/// directory and Python's frozen import machinery. Decided once per file object.
+fn users_file(file: &Bound<'_, PyAny>, package: &str) -> PyResult<bool> {
+    let key = file.as_ptr() as usize;
+    if let Some(&(_, users)) = seen().files.get(&key) {
+        return Ok(users);
+    }
+    let name: String = file.extract()?;
+    let users = !name.starts_with(package) && !name.starts_with("<frozen");
+    let forgotten = seen().remember(key, file.clone().unbind(), users);
+    drop(forgotten);
+    Ok(users)
+}
+
+/// The [`oxla::Source`] of `line` in `file`, named once per file object and line.
+fn named(file: &Bound<'_, PyAny>, line: u32) -> PyResult<oxla::Source> {
+    let key = file.as_ptr() as usize;
+    if let Some(&s) = seen().lines.get(&(key, line)) {
+        return Ok(s);
+    }
+    let s = oxla::Source::named(&file.extract::<String>()?, line);
+    let mut held = seen();
+    // Only while the file is held: its address is then its own.
+    if held.files.contains_key(&key) {
+        held.lines.insert((key, line), s);
+    }
+    Ok(s)
 }
 
 /// The hook oxla calls for each equation traced: the user's Python line, where the
